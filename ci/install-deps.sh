@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs the Debian packages that build and test rocecheck need.
+# Used by .ci/run and by the README's commands; safe to run again.
+set -euo pipefail
+
+export DEBIAN_FRONTEND=noninteractive
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+
+# Build: compiler, meson, the libraries the code links.
+build_pkgs=(
+  build-essential meson ninja-build pkg-config
+  libibverbs-dev librdmacm-dev libnl-3-dev libnl-route-3-dev libnl-genl-3-dev
+  libjansson-dev libpcap-dev lldpad-dev libcmocka-dev
+)
+# Tests: valgrind, the veth/netns tools, ethtool to compare against.
+test_pkgs=(valgrind iproute2 ethtool python3 jq)
+# Virtual fabric (rocelab): Debian's kernel with rdma_rxe, qemu, guest userland.
+lab_pkgs=(
+  qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static kmod cpio
+  ibverbs-providers ibverbs-utils rdma-core rdmacm-utils perftest tcpdump
+  libgcc-s1
+)
+
+want=("${build_pkgs[@]}" "${test_pkgs[@]}")
+case "${1:-all}" in
+  build) ;;
+  all) want+=("${lab_pkgs[@]}") ;;
+  *) echo "usage: $0 [build|all]" >&2; exit 2 ;;
+esac
+
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  $SUDO apt-get update -q
+  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi

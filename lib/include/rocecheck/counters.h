@@ -1,0 +1,137 @@
+/* librocecheck counters: snapshots of a port's counters from every source
+ * (IB counters, hw_counters, ethtool, pause statistics, netdev statistics)
+ * with vendor-neutral names on top, and deltas/rates between snapshots. */
+#ifndef ROCECHECK_COUNTERS_H
+#define ROCECHECK_COUNTERS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rocecheck/context.h>
+#include <rocecheck/inventory.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * Vendor-neutral counters. Scalars first, then the per-priority ones, each
+ * of which has 8 consecutive ids (priority 0 first): use
+ * RCK_CTR_PFC_RX_PAUSE + prio. A counter a device does not have is absent,
+ * never 0. The numbering is part of the ABI: add only at the end.
+ */
+enum rck_counter {
+	RCK_CTR_RX_BYTES = 0,
+	RCK_CTR_TX_BYTES,
+	RCK_CTR_RX_PACKETS,
+	RCK_CTR_TX_PACKETS,
+	RCK_CTR_SYMBOL_ERRORS,
+	RCK_CTR_LINK_ERROR_RECOVERY,
+	RCK_CTR_LINK_DOWNED,
+	RCK_CTR_RX_ERRORS,
+	RCK_CTR_TX_DISCARDS,
+	RCK_CTR_TX_WAIT,
+	RCK_CTR_LOCAL_LINK_INTEGRITY_ERRORS,
+	RCK_CTR_EXCESSIVE_BUFFER_OVERRUN_ERRORS,
+	RCK_CTR_ECN_MARKED_PACKETS,
+	RCK_CTR_CNP_SENT,
+	RCK_CTR_CNP_HANDLED,
+	RCK_CTR_CNP_IGNORED,
+	RCK_CTR_OUT_OF_SEQUENCE,
+	RCK_CTR_SEQ_ERR_NAKS,
+	RCK_CTR_LOCAL_ACK_TIMEOUTS,
+	RCK_CTR_RETRY_EXCEEDED,
+	RCK_CTR_RNR_NAKS,
+	RCK_CTR_DUPLICATE_REQUESTS,
+	RCK_CTR_OUT_OF_BUFFER,
+	RCK_CTR_RX_DISCARDS,
+	RCK_CTR_CRC_ERRORS,
+	RCK_CTR_PAUSE_STORM_EVENTS,
+	RCK_CTR_PFC_RX_PAUSE,                            /* 8 ids */
+	RCK_CTR_PFC_TX_PAUSE = RCK_CTR_PFC_RX_PAUSE + 8,  /* 8 ids */
+	RCK_CTR_PFC_RX_PAUSE_DURATION = RCK_CTR_PFC_TX_PAUSE + 8,
+	RCK_CTR_PFC_TX_PAUSE_DURATION = RCK_CTR_PFC_RX_PAUSE_DURATION + 8,
+	RCK_CTR_COUNT = RCK_CTR_PFC_TX_PAUSE_DURATION + 8
+};
+
+/**
+ * Neutral name of @id: "rx_bytes", ..., and for per-priority ids the array
+ * name ("pfc_rx_pause"); @prio (may be NULL) gets the priority or -1.
+ * NULL for an id out of range. Static storage.
+ */
+const char *rck_counter_name(enum rck_counter id, int *prio);
+
+/** Opaque set of port snapshots taken at one moment. */
+struct rck_snapshot;
+
+/**
+ * Snapshot the counters of every port of every device (@dev NULL), of one
+ * device's ports (@port 0) or of one port. With a recorded sysfs root, only
+ * sysfs sources are read. @inv may be NULL (an inventory is then read).
+ * Unreadable or non-numeric files are kept as raw text and skipped.
+ * The caller owns *out (rck_snapshot_free()).
+ * Returns 0, -ENODEV when @dev or @port does not exist, -ENOMEM.
+ */
+int rck_snapshot_new(struct rck_ctx *ctx, const struct rck_inventory *inv,
+		     const char *dev, unsigned int port, struct rck_snapshot **out);
+void rck_snapshot_free(struct rck_snapshot *snap);
+
+/** Wall-clock time of the snapshot (CLOCK_REALTIME, ns) as saved. */
+uint64_t rck_snapshot_time_ns(const struct rck_snapshot *snap);
+unsigned int rck_snapshot_port_count(const struct rck_snapshot *snap);
+/** Device name and port number of port entry @i; false past the end. */
+bool rck_snapshot_port(const struct rck_snapshot *snap, unsigned int i,
+		       const char **dev, unsigned int *port);
+/** Neutral counter @id of port entry @i. Returns 0, -ENOENT when absent, -EINVAL. */
+int rck_snapshot_get(const struct rck_snapshot *snap, unsigned int i,
+		     enum rck_counter id, uint64_t *val);
+/** Raw counter by "source/name" ("hw_counters/np_cnp_sent"). 0, -ENOENT. */
+int rck_snapshot_get_raw(const struct rck_snapshot *snap, unsigned int i,
+			 const char *key, uint64_t *val);
+
+/** Write the snapshot (text or JSON; the JSON is what rck_snapshot_load() reads). */
+int rck_snapshot_write(const struct rck_snapshot *snap, FILE *out, enum rck_format fmt);
+/** Save as JSON to @path atomically (temporary file, then rename). */
+int rck_snapshot_save(const struct rck_snapshot *snap, const char *path);
+/** Load a saved snapshot. -EINVAL (logged with the reason) for a bad file. */
+int rck_snapshot_load(struct rck_ctx *ctx, const char *path, struct rck_snapshot **out);
+
+/** State of one counter between two snapshots. */
+enum rck_delta_state {
+	RCK_DELTA_OK = 0,        /**< delta and rate are valid */
+	RCK_DELTA_ABSENT = 1,    /**< missing in one of the snapshots */
+	RCK_DELTA_SATURATED = 2, /**< a narrow PMA counter stuck at its maximum */
+	RCK_DELTA_RESET = 3,     /**< went backwards: reset or wrapped */
+};
+
+/** Opaque comparison of two snapshots, port by port (matched by name). */
+struct rck_delta;
+
+/**
+ * Compare @old and @new (both stay owned by the caller and may be freed
+ * after this call). Ports present in only one are left out.
+ * The caller owns *out (rck_delta_free()). Returns 0, -EINVAL when @new is
+ * older than @old, -ENOMEM.
+ */
+int rck_delta_new(const struct rck_snapshot *old, const struct rck_snapshot *new_,
+		  struct rck_delta **out);
+void rck_delta_free(struct rck_delta *d);
+/** Seconds between the two snapshots. */
+double rck_delta_seconds(const struct rck_delta *d);
+unsigned int rck_delta_port_count(const struct rck_delta *d);
+bool rck_delta_port(const struct rck_delta *d, unsigned int i, const char **dev, unsigned int *port);
+/** Neutral counter @id of port entry @i: its state, and when OK the increase and per-second rate. */
+enum rck_delta_state rck_delta_get(const struct rck_delta *d, unsigned int i, enum rck_counter id,
+				   uint64_t *delta, double *rate);
+/** Same for a raw "source/name" counter. */
+enum rck_delta_state rck_delta_get_raw(const struct rck_delta *d, unsigned int i, const char *key,
+				       uint64_t *delta, double *rate);
+/** Write deltas and rates (text or JSON). @all false: only counters that changed or are not OK. */
+int rck_delta_write(const struct rck_delta *d, FILE *out, enum rck_format fmt, bool all);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,10 @@
+/* librocecheck: RDMA (RoCEv2) fabric health — the umbrella header.
+ * Include this one; it pulls in every part of the public API. */
+#ifndef ROCECHECK_ROCECHECK_H
+#define ROCECHECK_ROCECHECK_H
+
+#include <rocecheck/context.h>
+#include <rocecheck/inventory.h>
+#include <rocecheck/counters.h>
+
+#endif

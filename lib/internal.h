@@ -1,0 +1,38 @@
+/* Internal declarations shared by librocecheck's source files.
+ * Never installed; the public API lives in include/rocecheck/. */
+#ifndef RCK_INTERNAL_H
+#define RCK_INTERNAL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <syslog.h>
+
+#include "rocecheck/rocecheck.h"
+
+#define RCK_EXPORT __attribute__((visibility("default")))
+#define RCK_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define RCK_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+struct rck_ctx {
+	char *sysfs_root;       /* NULL: the live system, "/sys" */
+	rck_log_fn log_fn;
+	void *log_data;
+	int log_priority;
+	unsigned int timeout_ms;
+};
+
+void rck_log(const struct rck_ctx *ctx, int priority, const char *fmt, ...) RCK_PRINTF(3, 4);
+#define rck_err(ctx, ...) rck_log(ctx, LOG_ERR, __VA_ARGS__)
+#define rck_warn(ctx, ...) rck_log(ctx, LOG_WARNING, __VA_ARGS__)
+#define rck_info(ctx, ...) rck_log(ctx, LOG_INFO, __VA_ARGS__)
+#define rck_dbg(ctx, ...) rck_log(ctx, LOG_DEBUG, __VA_ARGS__)
+
+/* True when the context reads a recorded tree rather than the live system:
+ * verbs, ethtool and netlink sources are then not consulted. */
+static inline int rck_ctx_is_recorded(const struct rck_ctx *ctx)
+{
+	return ctx->sysfs_root != NULL;
+}
+
+#endif

@@ -1,0 +1,25 @@
+/* rocecheck: RDMA fabric health from the command line. This file holds only
+ * the command table; each command lives in its own cmd_*.c. */
+#include "commands.h"
+
+static int cmd_help(struct cli *cli, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	cli_usage(cli, stdout);
+	return 0;
+}
+
+static const struct cli_cmd commands[] = {
+	{ "devices", cmd_devices, "", "RDMA devices, ports, netdevs and GIDs", true },
+	{ "counters", cmd_counters,
+	  "[DEV[/PORT]] [--interval S --count N] [--save FILE] [--all] | --diff OLD NEW",
+	  "counter snapshot, rates, or a saved comparison", true },
+	{ "help", cmd_help, "", "this help", false },
+	{ 0 }
+};
+
+int main(int argc, char **argv)
+{
+	return cli_main("rocecheck", commands, argc, argv);
+}
