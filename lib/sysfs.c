@@ -4,7 +4,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,4 +173,22 @@ int sysfs_list(const char *dir, char ***names)
 	qsort(v, n, sizeof(*v), cmp_names);
 	*names = v;
 	return (int)n;
+}
+
+const char *sysfs_at(char *buf, size_t len, const char *dir, const char *fmt, ...)
+{
+	va_list ap;
+	int n, m;
+
+	n = snprintf(buf, len, "%s/", dir);
+	if (n < 0 || (size_t)n >= len) {
+		buf[0] = '\0';
+		return buf;
+	}
+	va_start(ap, fmt);
+	m = vsnprintf(buf + n, len - n, fmt, ap);
+	va_end(ap);
+	if (m < 0 || (size_t)m >= len - n)
+		buf[0] = '\0';
+	return buf;
 }

@@ -33,4 +33,11 @@ int sysfs_link_name(const char *path, char *buf, size_t len);
 int sysfs_list(const char *dir, char ***names);
 void sysfs_names_free(char **names);
 
+
+
+/* "<dir>/<fmt...>" into @buf; returns @buf, emptied when the path does not
+ * fit (a following open then fails with ENOENT rather than reading a cut path). */
+const char *sysfs_at(char *buf, size_t len, const char *dir, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 #endif

@@ -23,10 +23,13 @@ void cli_usage(const struct cli *cli, FILE *f)
 {
 	fprintf(f, "Usage: %s [OPTIONS] COMMAND [ARGS]\n\nCommands:\n", cli->prog);
 	for (const struct cli_cmd *c = cli->cmds; c->name; c++) {
-		char syn[128];
+		char syn[160];
 
 		snprintf(syn, sizeof(syn), "%s %s", c->name, c->args ? c->args : "");
-		fprintf(f, "  %-44s %s%s\n", syn, c->help, c->json ? "" : " (no JSON)");
+		if (strlen(syn) > 28)
+			fprintf(f, "  %s\n  %-28s %s%s\n", syn, "", c->help, c->json ? "" : " (no JSON)");
+		else
+			fprintf(f, "  %-28s %s%s\n", syn, c->help, c->json ? "" : " (no JSON)");
 	}
 	fprintf(f, "\nOptions:\n"
 		   "  -j, --json             JSON output\n"
