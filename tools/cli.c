@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <syslog.h>
 
 #include "cli.h"
@@ -135,6 +136,7 @@ int cli_main(const char *prog, const struct cli_cmd *cmds, int argc, char **argv
 	const char *sysfs_root = NULL;
 	unsigned long timeout = 0;
 	const struct cli_cmd *cmd;
+	struct stat st;
 	int c, rc;
 
 	/* "+": stop at the first non-option, the command word. */
@@ -188,9 +190,10 @@ int cli_main(const char *prog, const struct cli_cmd *cmds, int argc, char **argv
 	rck_ctx_set_log_priority(cli.ctx, cli.verbose >= 2 ? LOG_DEBUG : cli.verbose ? LOG_INFO : LOG_ERR);
 	if (timeout)
 		rck_ctx_set_timeout_ms(cli.ctx, (unsigned int)timeout);
-	if (sysfs_root && (rc = rck_ctx_set_sysfs_root(cli.ctx, sysfs_root))) {
+	if (sysfs_root && (stat(sysfs_root, &st) || !S_ISDIR(st.st_mode) ||
+			   rck_ctx_set_sysfs_root(cli.ctx, sysfs_root))) {
 		rck_ctx_free(cli.ctx);
-		return cli_bad_args(&cli, "invalid --sysfs-root '%s'", sysfs_root);
+		return cli_bad_args(&cli, "invalid --sysfs-root '%s': not a directory", sysfs_root);
 	}
 
 	argc -= optind;

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The README's test command: installs what is needed, builds with -Werror,
+# runs every suite, then the unit suite under ASan/UBSan and under valgrind.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+bash ci/install-deps.sh all || { echo "ci/test.sh: installing dependencies failed" >&2; exit 1; }
+
+status=0
+step() {
+	echo "=== $*"
+	"$@" || { echo "=== FAILED: $*"; status=1; }
+}
+
+# Configure a build folder, or reconfigure one a developer already has.
+setup() {
+	local dir=$1
+	shift
+	if [ -f "$dir/build.ninja" ]; then
+		meson setup --reconfigure "$dir" "$@"
+	else
+		meson setup "$dir" "$@"
+	fi
+}
+
+step setup build -Dwerror=true -Dtests=enabled
+step ninja -C build
+suites=$(meson test -C build --list 2>/dev/null | sed -n 's/^rocecheck:\([a-z]*\) .*/\1/p' | sort -u)
+echo "=== suites: $(echo $suites)"
+for s in unit dcb fabric bench; do
+	if echo "$suites" | grep -qx "$s"; then
+		step meson test -C build --suite "$s" --print-errorlogs --num-processes 2 \
+			--logbase "testlog-$s"
+	fi
+done
+
+step setup build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dwerror=true -Dtests=enabled
+step ninja -C build-asan
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	step meson test -C build-asan --suite unit --print-errorlogs --logbase testlog-asan
+
+step meson test -C build --setup valgrind --suite unit --print-errorlogs --logbase testlog-valgrind
+
+exit $status
