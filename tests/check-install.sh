@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# `meson install` into a DESTDIR, then a program built against the staged
+# headers and rocecheck.pc only: what a scheduler linking the library does.
+set -u
+build=$1
+stage=$(mktemp -d /tmp/rck-stage.XXXXXX)
+trap 'rm -rf "$stage"' EXIT
+
+if ! meson install -C "$build" --no-rebuild --destdir "$stage" >"$stage.log" 2>&1; then
+	cat "$stage.log"; rm -f "$stage.log"
+	echo "FAIL: meson install"; exit 1
+fi
+rm -f "$stage.log"
+pc=$(find "$stage" -name rocecheck.pc | head -1)
+[ -n "$pc" ] || { echo "FAIL: no rocecheck.pc installed"; exit 1; }
+for f in include/rocecheck/rocecheck.h include/rocecheck/inventory.h include/rocecheck/counters.h; do
+	find "$stage" -path "*/$f" | grep -q . || { echo "FAIL: $f not installed"; exit 1; }
+done
+find "$stage" -name 'librocecheck.so.0*' | grep -q . || { echo "FAIL: librocecheck.so.0 not installed"; exit 1; }
+find "$stage" -name 'rocecheck.8*' | grep -q . || { echo "FAIL: rocecheck.8 not installed"; exit 1; }
+
+cat >"$stage/user.c" <<'C'
+#include <rocecheck/rocecheck.h>
+#include <stdio.h>
+#include <string.h>
+int main(void)
+{
+	struct rck_ctx *ctx;
+	if (rck_ctx_new(&ctx))
+		return 1;
+	printf("%s\n", rck_version());
+	rck_ctx_free(ctx);
+	return strcmp(rck_version(), "") == 0;
+}
+C
+flags=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --define-prefix --cflags --libs rocecheck) ||
+	{ echo "FAIL: pkg-config cannot read the staged rocecheck.pc"; exit 1; }
+# shellcheck disable=SC2086
+if ! cc -std=c11 -Wall -Wextra -Werror "$stage/user.c" -o "$stage/user" $flags; then
+	echo "FAIL: a program using only the installed files does not build ($flags)"; exit 1
+fi
+libdir=$(dirname "$(find "$stage" -name 'librocecheck.so.0' | head -1)")
+out=$(LD_LIBRARY_PATH=$libdir "$stage/user") || { echo "FAIL: the program does not run"; exit 1; }
+echo "ok: installed and linked, version $out"
