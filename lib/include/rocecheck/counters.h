@@ -20,6 +20,14 @@ extern "C" {
  * of which has 8 consecutive ids (priority 0 first): use
  * RCK_CTR_PFC_RX_PAUSE + prio. A counter a device does not have is absent,
  * never 0. The numbering is part of the ABI: add only at the end.
+ *
+ * Each is taken from the first raw source present, in this order: the IB
+ * PMA counters (ports/N/counters), the vendor's own (hw_counters, ethtool),
+ * the bound netdev's statistics. So rx_bytes/tx_bytes are RDMA bytes
+ * (port_rcv_data * 4 on a RoCE port, irdma's IP octets, bnxt_re's RoCE
+ * bytes) where the device counts them, and the netdev's bytes (all its
+ * traffic) only when it does not. Pause durations are in microseconds.
+ * rocecheck-counters(8) lists every source per vendor.
  */
 enum rck_counter {
 	RCK_CTR_RX_BYTES = 0,
@@ -67,11 +75,17 @@ struct rck_snapshot;
 
 /**
  * Snapshot the counters of every port of every device (@dev NULL), of one
- * device's ports (@port 0) or of one port. With a recorded sysfs root, only
- * sysfs sources are read. @inv may be NULL (an inventory is then read).
- * Unreadable or non-numeric files are kept as raw text and skipped.
- * The caller owns *out (rck_snapshot_free()).
- * Returns 0, -ENODEV when @dev or @port does not exist, -ENOMEM.
+ * device's ports (@port 0) or of one port. Raw values are read from
+ * ports/N/counters, counters_ext, hw_counters, class/net/IF/statistics and,
+ * on the live system, ETHTOOL_GSTATS and the ethtool netlink pause
+ * statistics of the bound netdev. With a recorded sysfs root the last two
+ * come from the text files rocecheck/ethtool/IF and rocecheck/pause/IF in
+ * the tree (`ethtool -S` form, "name: value" lines), when present.
+ * @inv may be NULL (an inventory is then read). Unreadable or non-numeric
+ * values are kept as raw text (or as unreadable) and logged at LOG_WARNING;
+ * they never fail the call. The caller owns *out (rck_snapshot_free()).
+ * Returns 0, -ENODEV when @dev or @port does not exist, -EINVAL for a
+ * @port without @dev, -ENOMEM, or -errno from reading the inventory.
  */
 int rck_snapshot_new(struct rck_ctx *ctx, const struct rck_inventory *inv,
 		     const char *dev, unsigned int port, struct rck_snapshot **out);
@@ -86,21 +100,54 @@ bool rck_snapshot_port(const struct rck_snapshot *snap, unsigned int i,
 /** Neutral counter @id of port entry @i. Returns 0, -ENOENT when absent, -EINVAL. */
 int rck_snapshot_get(const struct rck_snapshot *snap, unsigned int i,
 		     enum rck_counter id, uint64_t *val);
-/** Raw counter by "source/name" ("hw_counters/np_cnp_sent"). 0, -ENOENT. */
+/**
+ * Raw counter by "source/name": counters/, counters_ext/, hw_counters/
+ * (sysfs file names), netdev/ (class/net/IF/statistics), ethtool/ (ethtool
+ * -S names), pause/tx_pause_frames and pause/rx_pause_frames.
+ * Returns 0, -ENOENT when absent or not a number, -EINVAL.
+ */
 int rck_snapshot_get_raw(const struct rck_snapshot *snap, unsigned int i,
 			 const char *key, uint64_t *val);
 
-/** Write the snapshot (text or JSON; the JSON is what rck_snapshot_load() reads). */
+/**
+ * Write the snapshot. JSON: {"devices":[{"name","ports":[{"port","netdev",
+ * "counters":{neutral name: value or null; per-priority ones null or an
+ * array of 8},"sources":{neutral name: "source/name" it came from, "a+b"
+ * for sums, "key*4" for scaled},"raw":{"source/name": number, or the text
+ * that was not a number, or null when unreadable}}]}]}. Values past 2^63
+ * are JSON reals. Text: one block per port, neutral counters only ("n/a"
+ * when absent). Returns 0 or -errno.
+ */
 int rck_snapshot_write(const struct rck_snapshot *snap, FILE *out, enum rck_format fmt);
-/** Save as JSON to @path atomically (temporary file, then rename). */
+/** Same as rck_snapshot_write(); @all adds the raw values to the text form. */
+int rck_snapshot_write_all(const struct rck_snapshot *snap, FILE *out, enum rck_format fmt,
+			   bool all);
+/**
+ * Save as JSON to @path atomically (a temporary file beside it, then
+ * rename): the JSON of rck_snapshot_write() plus "version" (1) and
+ * "time_ns". Returns 0 or -errno.
+ */
 int rck_snapshot_save(const struct rck_snapshot *snap, const char *path);
-/** Load a saved snapshot. -EINVAL (logged with the reason) for a bad file. */
+/**
+ * Load a saved snapshot. The caller owns *out. Returns 0, -errno when the
+ * file cannot be opened, -EINVAL (logged at LOG_ERR with the reason) for a
+ * file that is not a saved snapshot of a known version, -ENOMEM.
+ */
 int rck_snapshot_load(struct rck_ctx *ctx, const char *path, struct rck_snapshot **out);
 
-/** State of one counter between two snapshots. */
+/**
+ * State of one counter between two snapshots. The narrow PMA counters
+ * (symbol_error 16 bits, link_error_recovery 8, link_downed 8,
+ * port_rcv_errors 16, port_xmit_discards 16, local_link_integrity_errors 4,
+ * excessive_buffer_overrun_errors 4, port_rcv_remote_physical_errors 16,
+ * port_rcv_switch_relay_errors 16, port_xmit/rcv_constraint_errors 8,
+ * VL15_dropped 16, port_xmit_wait 32) stop at their maximum: at it in the
+ * newer snapshot, the state is SATURATED whatever the older value was.
+ */
 enum rck_delta_state {
 	RCK_DELTA_OK = 0,        /**< delta and rate are valid */
-	RCK_DELTA_ABSENT = 1,    /**< missing in one of the snapshots */
+	RCK_DELTA_ABSENT = 1,    /**< missing or not a number in one of the
+				      snapshots, or taken from different sources */
 	RCK_DELTA_SATURATED = 2, /**< a narrow PMA counter stuck at its maximum */
 	RCK_DELTA_RESET = 3,     /**< went backwards: reset or wrapped */
 };
@@ -117,17 +164,27 @@ struct rck_delta;
 int rck_delta_new(const struct rck_snapshot *old, const struct rck_snapshot *new_,
 		  struct rck_delta **out);
 void rck_delta_free(struct rck_delta *d);
-/** Seconds between the two snapshots. */
+/** Seconds between the two snapshots (monotonic clock when both were taken
+ * by this process, else their wall-clock times). */
 double rck_delta_seconds(const struct rck_delta *d);
 unsigned int rck_delta_port_count(const struct rck_delta *d);
 bool rck_delta_port(const struct rck_delta *d, unsigned int i, const char **dev, unsigned int *port);
-/** Neutral counter @id of port entry @i: its state, and when OK the increase and per-second rate. */
+/** Neutral counter @id of port entry @i: its state, and when OK the increase
+ * and per-second rate (@delta, @rate may be NULL; untouched unless OK). */
 enum rck_delta_state rck_delta_get(const struct rck_delta *d, unsigned int i, enum rck_counter id,
 				   uint64_t *delta, double *rate);
 /** Same for a raw "source/name" counter. */
 enum rck_delta_state rck_delta_get_raw(const struct rck_delta *d, unsigned int i, const char *key,
 				       uint64_t *delta, double *rate);
-/** Write deltas and rates (text or JSON). @all false: only counters that changed or are not OK. */
+/**
+ * Write deltas and rates. JSON: {"seconds","devices":[{"name","ports":
+ * [{"port","netdev","counters":{name: null when absent, else {"state":
+ * "ok"|"saturated"|"reset","delta","rate"} (delta and rate null unless
+ * ok)},"raw":{"source/name": the same}}]}]}. @all false: the text form
+ * shows only counters that changed, saturated or reset, and the JSON raw
+ * object only those (the JSON neutral counters are always all there).
+ * Returns 0 or -errno.
+ */
 int rck_delta_write(const struct rck_delta *d, FILE *out, enum rck_format fmt, bool all);
 
 #ifdef __cplusplus

@@ -1,0 +1,134 @@
+/* Counters internals shared by counters*.c: the snapshot and delta layouts,
+ * the raw-value store, the vendor maps, the ethtool readers. */
+#ifndef RCK_COUNTERS_INTERNAL_H
+#define RCK_COUNTERS_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "inventory.h"
+#include "rocecheck/counters.h"
+
+/* Format version of saved snapshots ("version" in the JSON). */
+#define CTR_SAVE_VERSION 1
+
+/* Longest "source/name" key and longest source description kept. */
+#define CTR_KEY_LEN 160
+#define CTR_SRC_LEN 256
+
+enum raw_state {
+	RAW_OK = 0,         /* a number */
+	RAW_TEXT = 1,       /* read, but not a number: the text is kept */
+	RAW_UNREADABLE = 2, /* could not be read at all */
+};
+
+/* One raw value, keyed "source/name": counters/symbol_error,
+ * hw_counters/np_cnp_sent, ethtool/rx_prio3_pause, pause/tx_pause_frames,
+ * netdev/rx_bytes (class/net/IF/statistics). */
+struct ctr_raw {
+	char *key;
+	enum raw_state state;
+	uint64_t val;       /* RAW_OK */
+	char *text;         /* RAW_TEXT: what the file said (may be "") */
+	unsigned int seq;   /* order of addition, to keep the first of duplicates */
+};
+
+struct ctr_port {
+	char *dev;
+	unsigned int port;
+	char *netdev;       /* NULL when the port has none */
+	struct ctr_raw *raw; /* sorted by key, no duplicates */
+	size_t n_raw, cap_raw;
+	bool has[RCK_CTR_COUNT];
+	uint64_t val[RCK_CTR_COUNT];
+	/* Which raw values made the neutral one: "counters/port_rcv_data*4",
+	 * "ethtool/rx_priority_3_xon.nic+ethtool/rx_priority_3_xoff.nic". */
+	char *src[RCK_CTR_COUNT];
+};
+
+struct rck_snapshot {
+	uint64_t time_ns;   /* CLOCK_REALTIME */
+	uint64_t mono_ns;   /* CLOCK_MONOTONIC; 0 for a loaded snapshot */
+	struct ctr_port *ports;
+	unsigned int n_ports;
+};
+
+struct ctr_dval {
+	enum rck_delta_state state;
+	uint64_t delta;
+};
+
+struct ctr_draw {
+	char *key;
+	struct ctr_dval d;
+};
+
+struct ctr_dport {
+	char *dev;
+	unsigned int port;
+	char *netdev;
+	struct ctr_dval neutral[RCK_CTR_COUNT];
+	struct ctr_draw *raw; /* sorted by key */
+	size_t n_raw;
+};
+
+struct rck_delta {
+	double seconds;
+	struct ctr_dport *ports;
+	unsigned int n_ports;
+};
+
+/* counters_raw.c: the per-port raw store. */
+/* Add a value: @val for RAW_OK, @text (copied) for RAW_TEXT, neither for
+ * RAW_UNREADABLE. Duplicate keys keep the first added. 0 or -ENOMEM. */
+int ctr_raw_add(struct ctr_port *p, const char *key, enum raw_state state, uint64_t val,
+		const char *text);
+/* Sort and drop duplicates; call once after the last ctr_raw_add(). */
+void ctr_raw_finish(struct ctr_port *p);
+/* The entry for @key, or NULL. */
+const struct ctr_raw *ctr_raw_find(const struct ctr_port *p, const char *key);
+/* Parse one counter's text into the store as a number or kept text. */
+int ctr_raw_add_text(struct ctr_port *p, const char *key, const char *text);
+void ctr_port_clear(struct ctr_port *p);
+
+/* Saturation width in bits of a raw key (the narrow PMA counters), 0 for
+ * counters that do not saturate. */
+unsigned int ctr_saturation_bits(const char *key);
+/* Width of a neutral value from its source description: the raw key's
+ * width when it is one raw value taken as is, else 0. */
+unsigned int ctr_source_bits(const char *src);
+
+/* counters_vendor.c: fill has/val/src of @p from its raw values with the
+ * generic map and @vendor's. 0 or -ENOMEM. */
+int ctr_map_neutral(struct ctr_port *p, enum rck_vendor vendor);
+
+/* counters_ethtool.c */
+struct rck_ctx;
+/* ETHTOOL_GSTRINGS/GSTATS on the live system into "ethtool/<name>".
+ * A device without statistics adds nothing. 0, or -errno (logged) when the
+ * ioctl path itself failed. */
+int ctr_ethtool_read(const struct rck_ctx *ctx, const char *ifname, struct ctr_port *p);
+/* Standard pause statistics over ethtool netlink into "pause/tx_pause_frames"
+ * and "pause/rx_pause_frames"; nothing when the family, the driver or the
+ * statistics are missing. 0 or -ENOMEM. */
+int ctr_pause_read(const struct rck_ctx *ctx, const char *ifname, struct ctr_port *p);
+/* Recorded trees: "name: value" lines (the `ethtool -S` form) from @path
+ * into "<source>/<name>". -errno when the file cannot be opened. */
+int ctr_sidecar_read(const struct rck_ctx *ctx, const char *path, const char *source,
+		     struct ctr_port *p);
+
+/* counters_io.c helpers, used by the delta writer too. */
+struct emit;
+/* A text format for one field: @indent, @label padded to @width (its '%'
+ * escaped), then @value, a literal fragment holding the one %s ("%s\n"). */
+void ctr_label_fmt(char *buf, size_t len, const char *indent, const char *label, int width,
+		   const char *value);
+/* The "devices" array: ports @0..@n-1 grouped by consecutive device names
+ * (@dev_name), each port written by @write_port. */
+void ctr_write_devices(struct emit *e, unsigned int n,
+		       const char *(*dev_name)(const void *arg, unsigned int i),
+		       void (*write_port)(struct emit *e, const void *arg, unsigned int i, bool all),
+		       const void *arg, bool all);
+
+#endif
