@@ -33,7 +33,12 @@ int main(void)
 	return strcmp(rck_version(), "") == 0;
 }
 C
-flags=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --define-prefix --cflags --libs rocecheck) ||
+# Point the staged .pc at the stage (pkg-config's --define-prefix cannot
+# guess the prefix from a multiarch libdir).
+prefix=$(sed -n 's/^prefix=//p' "$pc")
+mkdir -p "$stage/pc"
+sed "s|^prefix=.*|prefix=$stage$prefix|" "$pc" >"$stage/pc/rocecheck.pc"
+flags=$(PKG_CONFIG_PATH=$stage/pc pkg-config --cflags --libs rocecheck) ||
 	{ echo "FAIL: pkg-config cannot read the staged rocecheck.pc"; exit 1; }
 # shellcheck disable=SC2086
 if ! cc -std=c11 -Wall -Wextra -Werror "$stage/user.c" -o "$stage/user" $flags; then
