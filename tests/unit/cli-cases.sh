@@ -3,6 +3,8 @@
 # cases, plus checks that errors are one line and JSON parses.
 set -u
 rck=${ROCECHECK:?ROCECHECK not set}
+# Under `meson test --setup valgrind` the tool runs under valgrind.
+wrap=${ROCECHECK_WRAP:-}
 fix=${ROCECHECK_FIXTURES:?ROCECHECK_FIXTURES not set}/sysfs
 fails=0 n=0
 
@@ -34,7 +36,7 @@ for c in "${cases[@]}"; do
 	args=${c#*|}
 	n=$((n + 1))
 	# shellcheck disable=SC2086
-	timeout 20 "$rck" $args >/tmp/rck-cli.$$.out 2>/tmp/rck-cli.$$.err </dev/null
+	timeout 60 $wrap "$rck" $args >/tmp/rck-cli.$$.out 2>/tmp/rck-cli.$$.err </dev/null
 	got=$?
 	if [ "$got" != "$want" ]; then
 		echo "FAIL: rocecheck $args: exit $got, want $want"
