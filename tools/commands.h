@@ -7,5 +7,6 @@
 
 int cmd_devices(struct cli *cli, int argc, char **argv);
 int cmd_counters(struct cli *cli, int argc, char **argv);
+int cmd_probe(struct cli *cli, int argc, char **argv);
 
 #endif

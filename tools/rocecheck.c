@@ -15,6 +15,9 @@ static const struct cli_cmd commands[] = {
 	{ "counters", cmd_counters,
 	  "[DEV[/PORT]] [--interval S --count N] [--save FILE] [--all] | --diff OLD NEW",
 	  "counter snapshot, rates, or a saved comparison", true },
+	{ "probe", cmd_probe,
+	  "--listen [--port P] | HOST [--test bw|lat|send-lat] [--size S] [--qps N] [--duration S | --iters N] [--cm]",
+	  "RDMA bandwidth and latency probe (server or client)", true },
 	{ "help", cmd_help, "", "this help", false },
 	{ 0 }
 };

@@ -6,5 +6,6 @@
 #include <rocecheck/context.h>
 #include <rocecheck/inventory.h>
 #include <rocecheck/counters.h>
+#include <rocecheck/probe.h>
 
 #endif

@@ -1,0 +1,225 @@
+/* Control connection I/O: framing on top of the probe sockets, with one
+ * line of explanation for every way a peer can misbehave. */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "chan.h"
+#include "clock.h"
+#include "sock.h"
+
+#define TICK_NS 1000000000ull
+#define ERROR_SEND_MS 500
+
+void pchan_init(struct pchan *c, int fd, const char *peer, unsigned int timeout_ms)
+{
+	memset(c, 0, sizeof(*c));
+	c->fd = fd;
+	snprintf(c->peer, sizeof(c->peer), "%s", peer);
+	c->timeout_ms = timeout_ms;
+	c->next_tick = pclock_ns() + TICK_NS;
+}
+
+void pchan_close(struct pchan *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+	free(c->pending);
+	c->pending = NULL;
+	c->has_pending = false;
+}
+
+static int send_msg(struct pchan *c, enum xq_type type, const union xq_msg *m, uint64_t deadline,
+		    struct perr *e)
+{
+	uint8_t *buf;
+	size_t len;
+	int rc;
+
+	buf = malloc(XQ_HDR_LEN + XQ_MAX_PAYLOAD);
+	if (!buf)
+		return perr_set(e, RCK_PROBE_SYSTEM, -ENOMEM, "out of memory");
+	rc = xq_encode(type, m, buf, XQ_HDR_LEN + XQ_MAX_PAYLOAD, &len);
+	if (rc) {
+		free(buf);
+		return perr_set(e, RCK_PROBE_SYSTEM, rc, "cannot encode %s: %s", xq_type_name(type),
+				strerror(-rc));
+	}
+	rc = psock_send_all(c->fd, buf, len, deadline);
+	free(buf);
+	if (rc == -ETIMEDOUT)
+		return perr_set(e, RCK_PROBE_TIMEOUT, rc, "%s did not take our %s within %u ms", c->peer,
+				xq_type_name(type), c->timeout_ms);
+	if (rc)
+		return perr_set(e, perr_sock_status(rc), rc, "cannot send %s to %s: %s",
+				xq_type_name(type), c->peer, strerror(-rc));
+	return 0;
+}
+
+int pchan_send(struct pchan *c, enum xq_type type, const union xq_msg *m, struct perr *e)
+{
+	return send_msg(c, type, m, pclock_after_ms(c->timeout_ms), e);
+}
+
+void pchan_send_error(struct pchan *c, const struct perr *e)
+{
+	union xq_msg m = { 0 };
+	struct perr ignore = { 0 };
+	size_t len;
+
+	if (c->fd < 0)
+		return;
+	m.error.status = (uint16_t)e->status;
+	len = strnlen(e->msg, sizeof(m.error.text) - 1);
+	memcpy(m.error.text, e->msg, len);
+	m.error.text[len] = '\0';
+	send_msg(c, XQ_ERROR, &m, pclock_after_ms(ERROR_SEND_MS), &ignore);
+}
+
+int pchan_tick(struct pchan *c, uint64_t now, struct perr *e)
+{
+	if (now < c->next_tick)
+		return 0;
+	c->next_tick = now + TICK_NS;
+	return send_msg(c, XQ_TICK, NULL, now + (uint64_t)c->timeout_ms * 1000000u, e);
+}
+
+static void show_bytes(const uint8_t *b, size_t n, char *out, size_t len)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < n && o + 5 < len; i++) {
+		if (b[i] >= 0x20 && b[i] < 0x7f && b[i] != '"' && b[i] != '\\')
+			out[o++] = (char)b[i];
+		else
+			o += (size_t)snprintf(out + o, len - o, "\\x%02x", b[i]);
+	}
+	out[o] = '\0';
+}
+
+static int recv_err(struct pchan *c, int rc, const char *what, struct perr *e)
+{
+	if (rc == -ETIMEDOUT)
+		return perr_set(e, RCK_PROBE_TIMEOUT, rc, "no %s from %s within %u ms", what, c->peer,
+				c->timeout_ms);
+	if (rc == -ECONNRESET)
+		return perr_set(e, RCK_PROBE_UNREACHABLE, rc, "%s closed the connection (waiting for %s)",
+				c->peer, what);
+	return perr_set(e, perr_sock_status(rc), rc, "cannot receive %s from %s: %s", what, c->peer,
+			strerror(-rc));
+}
+
+/* Read one whole message (a TICK too). @want names what we wait for, in messages. */
+static int read_msg(struct pchan *c, const char *want, uint16_t *type, union xq_msg *m,
+		    struct perr *e)
+{
+	uint8_t hdr[XQ_HDR_LEN], *payload = NULL;
+	uint64_t deadline;
+	struct xq_hdr h;
+	char shown[64];
+	int rc;
+
+	deadline = pclock_after_ms(c->timeout_ms);
+	rc = psock_recv_all(c->fd, hdr, sizeof(hdr), deadline);
+	if (rc)
+		return recv_err(c, rc, want, e);
+	rc = xq_decode_hdr(hdr, &h);
+	if (rc == -EPROTO) {
+		show_bytes(hdr, sizeof(hdr), shown, sizeof(shown));
+		return perr_set(e, RCK_PROBE_PROTOCOL, rc,
+				"%s does not speak the rocecheck probe protocol (it sent \"%s\")",
+				c->peer, shown);
+	}
+	if (rc == -EPROTONOSUPPORT)
+		return perr_set(e, RCK_PROBE_PROTOCOL, rc,
+				"%s speaks probe protocol version %u, this rocecheck speaks %u",
+				c->peer, h.version, XQ_VERSION);
+	if (rc == -EMSGSIZE)
+		return perr_set(e, RCK_PROBE_PROTOCOL, rc,
+				"%s announced a %u-byte %s message, above the %u-byte limit",
+				c->peer, h.length, xq_type_name(h.type), XQ_MAX_PAYLOAD);
+	if (h.length) {
+		payload = malloc(h.length);
+		if (!payload)
+			return perr_set(e, RCK_PROBE_SYSTEM, -ENOMEM, "out of memory");
+		rc = psock_recv_all(c->fd, payload, h.length, deadline);
+		if (rc) {
+			free(payload);
+			return recv_err(c, rc, want, e);
+		}
+	}
+	rc = xq_decode(h.type, payload, h.length, m);
+	free(payload);
+	payload = NULL;
+	if (rc == -ENOMSG)
+		return perr_set(e, RCK_PROBE_PROTOCOL, -EBADMSG,
+				"%s sent a message of unknown type %u", c->peer, h.type);
+	if (rc)
+		return perr_set(e, RCK_PROBE_PROTOCOL, -EBADMSG, "malformed %s message from %s",
+				xq_type_name(h.type), c->peer);
+	*type = h.type;
+	return 0;
+}
+
+static int adopt_error(struct pchan *c, const struct xq_error *err, struct perr *e)
+{
+	enum rck_probe_status st = err->status;
+
+	if (st == RCK_PROBE_OK || st > RCK_PROBE_SYSTEM)
+		st = RCK_PROBE_PROTOCOL;
+	return perr_set(e, st, -EREMOTEIO, "peer %s: %s", c->peer, err->text);
+}
+
+int pchan_recv(struct pchan *c, enum xq_type want, union xq_msg *m, struct perr *e)
+{
+	uint16_t type;
+	int rc;
+
+	if (c->has_pending) {
+		type = c->pending_type;
+		memcpy(m, c->pending, sizeof(*m));
+		c->has_pending = false;
+	} else {
+		do {
+			rc = read_msg(c, xq_type_name(want), &type, m, e);
+			if (rc)
+				return rc;
+		} while (type == XQ_TICK);
+	}
+	if (type == XQ_ERROR)
+		return adopt_error(c, &m->error, e);
+	if (type != want)
+		return perr_set(e, RCK_PROBE_PROTOCOL, -EBADMSG,
+				"%s sent %s while we waited for %s", c->peer, xq_type_name(type),
+				xq_type_name(want));
+	return 0;
+}
+
+int pchan_poll(struct pchan *c, struct perr *e)
+{
+	uint16_t type;
+	int rc;
+
+	if (c->has_pending)
+		return 1;
+	while (psock_readable(c->fd)) {
+		if (!c->pending) {
+			c->pending = malloc(sizeof(*c->pending));
+			if (!c->pending)
+				return perr_set(e, RCK_PROBE_SYSTEM, -ENOMEM, "out of memory");
+		}
+		rc = read_msg(c, "a message", &type, c->pending, e);
+		if (rc)
+			return rc;
+		if (type == XQ_TICK)
+			continue;
+		c->pending_type = type;
+		c->has_pending = true;
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,107 @@
+/* The probe client, rck_probe_run(): connect the control channel, agree on
+ * the parameters, connect the data path, measure, trade the results. */
+#include <errno.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "clock.h"
+#include "internal.h"
+#include "opts.h"
+#include "session.h"
+#include "sock.h"
+
+static int connect_ctl(struct psess *s, const char *host, unsigned int port)
+{
+	int fd, gai, rc;
+
+	rc = psock_connect(host, port, pclock_after_ms(s->timeout_ms), &fd, &s->peer, &gai);
+	if (rc == -ENOENT && gai)
+		return perr_set(&s->err, RCK_PROBE_UNREACHABLE, rc, "cannot resolve '%s': %s", host,
+				gai_strerror(gai));
+	if (rc == -ETIMEDOUT)
+		return perr_set(&s->err, RCK_PROBE_TIMEOUT, rc, "no answer from %s port %u within %u ms",
+				host, port, s->timeout_ms);
+	if (rc)
+		return perr_set(&s->err, perr_sock_status(rc), rc, "cannot connect to %s port %u: %s", host,
+				port, strerror(-rc));
+	psess_attach(s, fd);
+	return 0;
+}
+
+static int connect_data(struct psess *s, unsigned int port)
+{
+	struct sockaddr_storage dst = s->peer;
+
+	if (s->p.transport == RCK_PROBE_TRANSPORT_TCP) {
+		psock_set_port(&dst, port);
+		return ptcp_client_attach(&s->tcp, &dst, &s->p, s->cookie, &s->err);
+	}
+	if (s->p.flags & XQ_F_CM) {
+		psock_set_port(&dst, s->remote.cm_port);
+		return pcm_connect(&s->cm, &s->ep, &s->p, &dst, s->cookie, &s->err);
+	}
+	return vep_connect(&s->ep, &s->p, &s->remote, &s->err);
+}
+
+static int run(struct psess *s, const char *host, const struct rck_probe_opts *o)
+{
+	union xq_msg *m = &s->msg;
+	int rc;
+
+	if ((rc = connect_ctl(s, host, o->port)))
+		return rc;
+	memset(m, 0, sizeof(*m));
+	if (s->p.transport == RCK_PROBE_TRANSPORT_RDMA && !(s->p.flags & XQ_F_CM)) {
+		if ((rc = psess_open_oob(s, o->device, o->ib_port, o->gid_index)))
+			return rc;
+		vep_describe(&s->ep, &m->hello.ep);
+	}
+	m->hello.p = s->p;
+	if ((rc = pchan_send(&s->ctl, XQ_HELLO, m, &s->err)) ||
+	    (rc = pchan_recv(&s->ctl, XQ_ACCEPT, m, &s->err)))
+		return rc;
+	s->cookie = m->accept.cookie;
+	s->remote = m->accept.ep;
+	if ((rc = connect_data(s, o->port)) || (rc = pchan_send(&s->ctl, XQ_START, NULL, &s->err)) ||
+	    (rc = psess_measure(s)))
+		return rc;
+	psess_finish(s);
+	m->done.st = s->mine;
+	if ((rc = pchan_send(&s->ctl, XQ_DONE, m, &s->err)) ||
+	    (rc = pchan_recv(&s->ctl, XQ_RESULT, m, &s->err)))
+		return rc;
+	s->theirs = m->result.st;
+	s->their_ctr = m->result.ctr;
+	s->have_theirs = true;
+	return 0;
+}
+
+RCK_EXPORT int rck_probe_run(struct rck_ctx *ctx, const char *host, const struct rck_probe_opts *opts,
+			     struct rck_probe_result **out)
+{
+	struct rck_probe_opts o;
+	struct psess *s;
+	char why[256];
+	int rc;
+
+	if (!ctx || !host || !*host || !out)
+		return -EINVAL;
+	rc = popts_copy(opts, &o, why, sizeof(why));
+	if (!rc)
+		rc = psess_new(ctx, false, &s);
+	if (!rc && (rc = popts_to_params(&o, &s->p, why, sizeof(why))))
+		psess_free(s);
+	if (rc) {
+		if (rc == -EINVAL)
+			rck_err(ctx, "probe: %s", why);
+		return rc;
+	}
+	if (run(s, host, &o) && s->ctl.fd >= 0)
+		pchan_send_error(&s->ctl, &s->err);
+	if (perr_failed(&s->err))
+		rck_info(ctx, "probe of %s: %s", host, s->err.msg);
+	rc = psess_result(s, out);
+	psess_free(s);
+	return rc;
+}

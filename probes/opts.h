@@ -1,0 +1,19 @@
+/* Probe options: the defaults, and the checks that both the client (on
+ * its options) and the server (on the parameters a client sent) apply. */
+#ifndef RCK_PROBE_OPTS_H
+#define RCK_PROBE_OPTS_H
+
+#include <stddef.h>
+
+#include "exchange.h"
+#include "rocecheck/probe.h"
+
+/* Copy the caller's options (of any known size) over the defaults.
+ * Returns 0, or -EINVAL with @err saying what is wrong. */
+int popts_copy(const struct rck_probe_opts *in, struct rck_probe_opts *out, char *err, size_t len);
+/* Resolve defaults and check the client's options into wire parameters. */
+int popts_to_params(const struct rck_probe_opts *o, struct xq_params *p, char *err, size_t len);
+/* Check parameters (as received): 0 or -EINVAL with @err. */
+int pparams_check(const struct xq_params *p, char *err, size_t len);
+
+#endif

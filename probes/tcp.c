@@ -1,0 +1,309 @@
+/* TCP transport of the probes: non-blocking streams driven by poll(), the
+ * traffic class applied as IP TOS, every wait bounded by the timeout. */
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/ip.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "sock.h"
+#include "tcp.h"
+
+#define RXBUF (256u << 10)
+
+void ptcp_init(struct ptcp *t, unsigned int timeout_ms)
+{
+	memset(t, 0, sizeof(*t));
+	t->timeout_ms = timeout_ms;
+	for (unsigned int i = 0; i < XQ_MAX_QPS; i++)
+		t->fd[i] = -1;
+}
+
+void ptcp_close(struct ptcp *t)
+{
+	for (unsigned int i = 0; i < XQ_MAX_QPS; i++) {
+		if (t->fd[i] >= 0)
+			close(t->fd[i]);
+		t->fd[i] = -1;
+	}
+	free(t->buf);
+	free(t->rxbuf);
+	t->buf = t->rxbuf = NULL;
+	t->n = 0;
+}
+
+static int buffers(struct ptcp *t, const struct xq_params *p, struct perr *e)
+{
+	t->size = p->size;
+	t->n = p->qps;
+	t->buf = calloc(1, p->size);
+	t->rxbuf = malloc(p->size > RXBUF ? p->size : RXBUF);
+	if (!t->buf || !t->rxbuf)
+		return perr_set(e, RCK_PROBE_SYSTEM, -ENOMEM, "cannot allocate %u-byte buffers", p->size);
+	return 0;
+}
+
+static void set_tos(int fd, const struct xq_params *p)
+{
+	struct sockaddr_storage sa;
+	int tos = p->tclass;
+
+	if (tos < 0 || psock_local(fd, &sa))
+		return;
+	if (sa.ss_family == AF_INET)
+		setsockopt(fd, IPPROTO_IP, IP_TOS, &tos, sizeof(tos));
+	else
+		setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &tos, sizeof(tos));
+}
+
+int ptcp_client_attach(struct ptcp *t, const struct sockaddr_storage *srv, const struct xq_params *p,
+		       uint64_t cookie, struct perr *e)
+{
+	uint8_t msg[XQ_HDR_LEN + 16];
+	union xq_msg m = { 0 };
+	size_t len;
+	int rc = buffers(t, p, e);
+
+	for (unsigned int i = 0; !rc && i < p->qps; i++) {
+		uint64_t deadline = pclock_after_ms(t->timeout_ms);
+
+		rc = psock_connect_addr(srv, deadline, &t->fd[i]);
+		if (rc)
+			return perr_set(e, perr_sock_status(rc), rc, "cannot open TCP stream %u: %s", i,
+					strerror(-rc));
+		set_tos(t->fd[i], p);
+		m.attach.cookie = cookie;
+		m.attach.index = (uint16_t)i;
+		if (xq_encode(XQ_ATTACH, &m, msg, sizeof(msg), &len) ||
+		    (rc = psock_send_all(t->fd[i], msg, len, deadline)))
+			return perr_set(e, perr_sock_status(rc), rc ? rc : -EIO,
+					"cannot attach TCP stream %u", i);
+	}
+	return rc;
+}
+
+int ptcp_server_attach(struct ptcp *t, int lfd, const struct xq_params *p, uint64_t cookie,
+		       struct perr *e)
+{
+	uint64_t deadline = pclock_after_ms(t->timeout_ms);
+	unsigned int joined = 0;
+	int rc = buffers(t, p, e);
+
+	while (!rc && joined < p->qps) {
+		struct perr why = { 0 };
+		union xq_msg m;
+		struct pchan c;
+		int fd;
+
+		rc = psock_accept(lfd, deadline, &fd);
+		if (rc)
+			return perr_set(e, perr_sock_status(rc), rc,
+					"%u of %u TCP streams joined within %u ms", joined, p->qps, t->timeout_ms);
+		pchan_init(&c, fd, "TCP stream", t->timeout_ms);
+		if (pchan_recv(&c, XQ_ATTACH, &m, &why) == 0 && m.attach.cookie == cookie &&
+		    m.attach.index < p->qps && t->fd[m.attach.index] < 0) {
+			t->fd[m.attach.index] = fd;
+			set_tos(fd, p);
+			joined++;
+			c.fd = -1;
+		} else {
+			why.status = RCK_PROBE_UNREACHABLE;
+			snprintf(why.msg, sizeof(why.msg), "the probe server is busy with another session");
+			pchan_send_error(&c, &why);
+		}
+		pchan_close(&c);
+	}
+	return rc;
+}
+
+struct stream {
+	uint64_t left;          /* whole messages still to send */
+	uint32_t off;           /* bytes of the current message already sent */
+	bool sending, shut, eof;
+};
+
+/* Send on stream @s until the socket is full; returns the bytes sent or -errno. */
+static int64_t push(struct ptcp *t, int fd, struct stream *s, bool stop)
+{
+	int64_t sent = 0;
+
+	while (s->sending && !s->shut) {
+		ssize_t n;
+
+		if (s->off == 0 && (s->left == 0 || stop)) {
+			shutdown(fd, SHUT_WR);
+			s->shut = true;
+			break;
+		}
+		n = send(fd, t->buf + s->off, t->size - s->off, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0)
+			return errno == EAGAIN || errno == EINTR ? sent : -errno;
+		sent += n;
+		s->off += (uint32_t)n;
+		if (s->off == t->size) {
+			s->off = 0;
+			s->left--;
+		}
+	}
+	return sent;
+}
+
+/* Drain what arrived; at the end of the peer's stream a side that sends
+ * nothing closes its own, which tells the sender everything arrived. */
+static int pull(struct ptcp *t, int fd, struct stream *s)
+{
+	for (;;) {
+		ssize_t n = recv(fd, t->rxbuf, RXBUF, MSG_DONTWAIT);
+
+		if (n > 0)
+			continue;
+		if (n == 0) {
+			s->eof = true;
+			if (!s->sending && !s->shut) {
+				shutdown(fd, SHUT_WR);
+				s->shut = true;
+			}
+			return 0;
+		}
+		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+	}
+}
+
+int ptcp_bw(struct ptcp *t, const struct xq_params *p, bool send, struct pchan *ctl,
+	    struct xq_stats *st, struct perr *e)
+{
+	struct stream s[XQ_MAX_QPS] = { 0 };
+	struct pollfd pfd[XQ_MAX_QPS];
+	uint64_t dur_ns = p->iters ? 0 : (uint64_t)p->duration_ms * 1000000u;
+	uint64_t start = pclock_ns(), last = start, now = start, bytes = 0;
+	unsigned int done = 0;
+	struct pwin win;
+	double worst;
+	int rc;
+
+	pwin_init(&win, start, (uint64_t)p->window_us * 1000u);
+	for (unsigned int i = 0; i < t->n; i++) {
+		s[i].sending = send;
+		s[i].left = dur_ns ? UINT64_MAX : p->iters / t->n + (i < p->iters % t->n);
+	}
+	while (done < t->n) {
+		bool stop = dur_ns && now - start >= dur_ns;
+		uint64_t round = 0;
+		int n;
+
+		for (unsigned int i = 0; i < t->n; i++) {
+			pfd[i].fd = t->fd[i];
+			pfd[i].events = (s[i].eof ? 0 : POLLIN) | (s[i].sending && !s[i].shut ? POLLOUT : 0);
+			pfd[i].revents = 0;
+		}
+		n = poll(pfd, t->n, dur_ns && !stop ? 10 : pclock_left_ms(last + (uint64_t)t->timeout_ms * 1000000u));
+		if (n < 0 && errno != EINTR)
+			return perr_set(e, RCK_PROBE_SYSTEM, -errno, "poll: %s", strerror(errno));
+		now = pclock_ns();
+		for (unsigned int i = 0; n > 0 && i < t->n; i++) {
+			bool was = s[i].eof && (s[i].shut || !s[i].sending);
+			int64_t sent = 0;
+
+			if (pfd[i].revents & (POLLIN | POLLHUP | POLLERR)) {
+				if ((rc = pull(t, t->fd[i], &s[i])))
+					return perr_set(e, perr_sock_status(rc), rc, "TCP stream %u: %s", i,
+							strerror(-rc));
+			}
+			if (pfd[i].revents & (POLLOUT | POLLERR) || (s[i].sending && !s[i].shut && stop)) {
+				sent = push(t, t->fd[i], &s[i], stop);
+				if (sent < 0)
+					return perr_set(e, perr_sock_status((int)sent), (int)sent,
+							"TCP stream %u: %s", i, strerror((int)-sent));
+				round += (uint64_t)sent;
+			}
+			if (!was && s[i].eof && (s[i].shut || !s[i].sending))
+				done++;
+		}
+		if (n > 0 || round)
+			last = now;
+		if (round) {
+			bytes += round;
+			pwin_add(&win, now, round);
+		}
+		if (now - last > (uint64_t)t->timeout_ms * 1000000u)
+			return perr_set(e, RCK_PROBE_TIMEOUT, -ETIMEDOUT,
+					"TCP streams made no progress within %u ms", t->timeout_ms);
+		if (ctl && send && (rc = pchan_tick(ctl, now, e)))
+			return rc;
+	}
+	st->bytes = bytes;
+	st->msgs = bytes / t->size;
+	st->ns = now - start;
+	st->has_worst = send && pwin_worst_gbps(&win, &worst);
+	st->worst_gbps = st->has_worst ? worst : 0;
+	return 0;
+}
+
+static int lat_err(struct perr *e, int rc, const char *what, uint64_t i, unsigned int ms)
+{
+	if (rc == -ETIMEDOUT)
+		return perr_set(e, RCK_PROBE_TIMEOUT, rc, "no %s from the peer within %u ms (round %llu)",
+				what, ms, (unsigned long long)i);
+	return perr_set(e, perr_sock_status(rc), rc, "TCP stream, round %llu: %s", (unsigned long long)i,
+			strerror(-rc));
+}
+
+int ptcp_ping(struct ptcp *t, const struct xq_params *p, struct pchan *ctl, struct psamples *smp,
+	      struct xq_stats *st, struct perr *e)
+{
+	struct prounds r;
+	bool eof;
+	int rc = 0;
+
+	prounds_init(&r, smp, p->warmup, p->iters, p->duration_ms);
+	for (uint64_t i = 0; rc == 0 && i < prounds_total(&r); i++) {
+		int fd = t->fd[i % t->n];
+		uint64_t t0 = pclock_ns(), t1;
+		uint64_t deadline = t0 + (uint64_t)t->timeout_ms * 1000000u;
+
+		rc = psock_send_all(fd, t->buf, t->size, deadline);
+		if (!rc)
+			rc = psock_recv_msg(fd, t->rxbuf, t->size, deadline, &eof);
+		if (!rc && eof)
+			rc = -ECONNRESET;
+		if (rc)
+			return lat_err(e, rc, "reply", i, t->timeout_ms);
+		t1 = pclock_ns();
+		rc = prounds_add(&r, i, t0, t1);
+		if (rc < 0)
+			return perr_set(e, RCK_PROBE_SYSTEM, rc, "out of memory for samples");
+		if (ctl && pchan_tick(ctl, t1, e))
+			return -EIO;
+	}
+	for (unsigned int i = 0; i < t->n; i++)
+		shutdown(t->fd[i], SHUT_WR);
+	st->msgs = r.measured;
+	st->bytes = r.measured * t->size;
+	st->ns = r.end - r.start;
+	return 0;
+}
+
+int ptcp_pong(struct ptcp *t, const struct xq_params *p, struct perr *e)
+{
+	uint64_t total = p->iters ? p->warmup + p->iters : UINT64_MAX;
+	bool eof;
+	int rc;
+
+	for (uint64_t i = 0; i < total; i++) {
+		int fd = t->fd[i % t->n];
+		uint64_t deadline = pclock_after_ms(t->timeout_ms);
+
+		rc = psock_recv_msg(fd, t->rxbuf, t->size, deadline, &eof);
+		if (!rc && eof)
+			return 0;
+		if (!rc)
+			rc = psock_send_all(fd, t->rxbuf, t->size, deadline);
+		if (rc)
+			return lat_err(e, rc, "ping", i, t->timeout_ms);
+	}
+	return 0;
+}

@@ -1,0 +1,41 @@
+/* The TCP transport: the same probes over plain TCP streams, for hosts
+ * without RDMA (results say "tcp"); streams join the session through the
+ * server's control port with an ATTACH message. */
+#ifndef RCK_PROBE_TCP_H
+#define RCK_PROBE_TCP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "chan.h"
+#include "exchange.h"
+#include "perr.h"
+#include "stats.h"
+
+struct ptcp {
+	unsigned int n;
+	int fd[XQ_MAX_QPS];
+	uint8_t *buf, *rxbuf;
+	uint32_t size;
+	unsigned int timeout_ms;
+};
+
+void ptcp_init(struct ptcp *t, unsigned int timeout_ms);
+/* Client: open p->qps streams to @srv and attach them to session @cookie. */
+int ptcp_client_attach(struct ptcp *t, const struct sockaddr_storage *srv, const struct xq_params *p,
+		       uint64_t cookie, struct perr *e);
+/* Server: accept p->qps streams for @cookie on the listener @lfd; other
+ * connections (a second client) are told the server is busy. */
+int ptcp_server_attach(struct ptcp *t, int lfd, const struct xq_params *p, uint64_t cookie,
+		       struct perr *e);
+/* Bandwidth: @send streams p->iters messages (or for the duration); every
+ * side reads what comes until the peer's end of stream. */
+int ptcp_bw(struct ptcp *t, const struct xq_params *p, bool send, struct pchan *ctl,
+	    struct xq_stats *st, struct perr *e);
+int ptcp_ping(struct ptcp *t, const struct xq_params *p, struct pchan *ctl, struct psamples *smp,
+	      struct xq_stats *st, struct perr *e);
+int ptcp_pong(struct ptcp *t, const struct xq_params *p, struct perr *e);
+void ptcp_close(struct ptcp *t);
+
+#endif
