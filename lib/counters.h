@@ -113,6 +113,10 @@ int ctr_ethtool_read(const struct rck_ctx *ctx, const char *ifname, struct ctr_p
  * and "pause/rx_pause_frames"; nothing when the family, the driver or the
  * statistics are missing. 0 or -ENOMEM. */
 int ctr_pause_read(const struct rck_ctx *ctx, const char *ifname, struct ctr_port *p);
+/* One ETHTOOL_MSG_PAUSE_GET reply into @p (what ctr_pause_read() calls
+ * for each reply). 0 or -ENOMEM; a reply without statistics adds nothing. */
+struct nl_msg;
+int ctr_pause_parse(struct nl_msg *msg, struct ctr_port *p);
 /* Recorded trees: "name: value" lines (the `ethtool -S` form) from @path
  * into "<source>/<name>". -errno when the file cannot be opened. */
 int ctr_sidecar_read(const struct rck_ctx *ctx, const char *path, const char *source,

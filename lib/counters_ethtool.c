@@ -41,21 +41,21 @@ static int ethtool_ioctl(int fd, const char *ifname, void *data)
  * kernels and drivers older than that. 0 when the device has none. */
 static int stats_count(int fd, const char *ifname, unsigned int *count)
 {
-	struct {
-		struct ethtool_sset_info hdr;
-		uint32_t buf[1];
-	} sset;
+	/* One set asked for: the reply has room for one count after the header. */
+	struct ethtool_sset_info *sset = calloc(1, sizeof(*sset) + sizeof(uint32_t));
 	struct ethtool_drvinfo drv;
 	int rc;
 
-	memset(&sset, 0, sizeof(sset));
-	sset.hdr.cmd = ETHTOOL_GSSET_INFO;
-	sset.hdr.sset_mask = 1ULL << ETH_SS_STATS;
-	rc = ethtool_ioctl(fd, ifname, &sset);
-	if (!rc) {
-		*count = sset.hdr.sset_mask & (1ULL << ETH_SS_STATS) ? sset.hdr.data[0] : 0;
+	if (!sset)
+		return -ENOMEM;
+	sset->cmd = ETHTOOL_GSSET_INFO;
+	sset->sset_mask = 1ULL << ETH_SS_STATS;
+	rc = ethtool_ioctl(fd, ifname, sset);
+	if (!rc)
+		*count = sset->sset_mask & (1ULL << ETH_SS_STATS) ? sset->data[0] : 0;
+	free(sset);
+	if (!rc)
 		return 0;
-	}
 	if (rc != -EOPNOTSUPP && rc != -EINVAL)
 		return rc;
 	memset(&drv, 0, sizeof(drv));
@@ -153,12 +153,7 @@ int ctr_ethtool_read(const struct rck_ctx *ctx, const char *ifname, struct ctr_p
 	return rc;
 }
 
-struct pause_reply {
-	struct ctr_port *p;
-	int err;
-};
-
-static int pause_cb(struct nl_msg *msg, void *arg)
+int ctr_pause_parse(struct nl_msg *msg, struct ctr_port *p)
 {
 	static const struct {
 		int attr;
@@ -167,21 +162,35 @@ static int pause_cb(struct nl_msg *msg, void *arg)
 		{ ETHTOOL_A_PAUSE_STAT_TX_FRAMES, "pause/tx_pause_frames" },
 		{ ETHTOOL_A_PAUSE_STAT_RX_FRAMES, "pause/rx_pause_frames" },
 	};
-	struct pause_reply *r = arg;
 	struct nlattr *tb[ETHTOOL_A_PAUSE_MAX + 1];
 	struct nlattr *st[ETHTOOL_A_PAUSE_STAT_MAX + 1];
+	int rc = 0;
 
 	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, ETHTOOL_A_PAUSE_MAX, NULL) ||
 	    !tb[ETHTOOL_A_PAUSE_STATS] ||
 	    nla_parse_nested(st, ETHTOOL_A_PAUSE_STAT_MAX, tb[ETHTOOL_A_PAUSE_STATS], NULL))
-		return NL_OK;
+		return 0;
 	/* The kernel leaves out a statistic the driver did not fill in. */
-	for (size_t i = 0; i < RCK_ARRAY_SIZE(stat_keys) && !r->err; i++) {
+	for (size_t i = 0; i < RCK_ARRAY_SIZE(stat_keys) && !rc; i++) {
 		struct nlattr *a = st[stat_keys[i].attr];
 
 		if (a && nla_len(a) >= (int)sizeof(uint64_t))
-			r->err = ctr_raw_add(r->p, stat_keys[i].key, RAW_OK, nla_get_u64(a), NULL);
+			rc = ctr_raw_add(p, stat_keys[i].key, RAW_OK, nla_get_u64(a), NULL);
 	}
+	return rc;
+}
+
+struct pause_reply {
+	struct ctr_port *p;
+	int err;
+};
+
+static int pause_cb(struct nl_msg *msg, void *arg)
+{
+	struct pause_reply *r = arg;
+
+	if (!r->err)
+		r->err = ctr_pause_parse(msg, r->p);
 	return NL_OK;
 }
 
