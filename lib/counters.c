@@ -1,6 +1,5 @@
-/* Counter snapshots: for each port, every raw value from ports/N/counters,
- * hw_counters, the netdev's statistics, ethtool and pause statistics, then
- * the vendor-neutral names on top; plus the snapshot accessors. */
+/* Counter snapshots: every raw value of each port (IB counters, hw_counters,
+ * netdev, ethtool, pause), the neutral names on top, and the accessors. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

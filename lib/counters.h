@@ -17,6 +17,10 @@
 #define CTR_KEY_LEN 160
 #define CTR_SRC_LEN 256
 
+/* Text forms: label columns of neutral and of raw counters. */
+#define CTR_NEUTRAL_WIDTH 34
+#define CTR_RAW_WIDTH 44
+
 enum raw_state {
 	RAW_OK = 0,         /* a number */
 	RAW_TEXT = 1,       /* read, but not a number: the text is kept */

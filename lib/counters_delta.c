@@ -8,9 +8,6 @@
 #include "emit.h"
 #include "internal.h"
 
-#define NEUTRAL_WIDTH 34
-#define RAW_WIDTH 44
-
 static const char *const state_names[] = {
 	[RCK_DELTA_OK] = "ok",
 	[RCK_DELTA_ABSENT] = "absent",
@@ -263,7 +260,7 @@ static void write_delta_neutral(struct emit *e, const struct rck_delta *d,
 		bool any = false;
 
 		if (id < RCK_CTR_PFC_RX_PAUSE) {
-			write_dval(e, d, name, name, NEUTRAL_WIDTH, "    ", v,
+			write_dval(e, d, name, name, CTR_NEUTRAL_WIDTH, "    ", v,
 				   all || worth_showing(v));
 			id++;
 			continue;
@@ -271,7 +268,7 @@ static void write_delta_neutral(struct emit *e, const struct rck_delta *d,
 		for (unsigned int q = 0; q < 8; q++)
 			any |= p->neutral[id + q].state != RCK_DELTA_ABSENT;
 		if (!any) {
-			write_dval(e, d, name, name, NEUTRAL_WIDTH, "    ", v, all);
+			write_dval(e, d, name, name, CTR_NEUTRAL_WIDTH, "    ", v, all);
 			id += 8;
 			continue;
 		}
@@ -279,7 +276,7 @@ static void write_delta_neutral(struct emit *e, const struct rck_delta *d,
 		for (unsigned int q = 0; q < 8; q++, id++) {
 			v = &p->neutral[id];
 			snprintf(label, sizeof(label), "%s[%u]", name, q);
-			write_dval(e, d, NULL, label, NEUTRAL_WIDTH, "    ", v,
+			write_dval(e, d, NULL, label, CTR_NEUTRAL_WIDTH, "    ", v,
 				   v->state != RCK_DELTA_ABSENT && (all || worth_showing(v)));
 		}
 		emit_arr_close(e);
@@ -313,7 +310,7 @@ static void write_delta_port(struct emit *e, const void *arg, unsigned int i, bo
 		/* In JSON too, unchanged raw values only with @all: a busy NIC
 		 * has thousands of them. */
 		if (all || worth_showing(v))
-			write_dval(e, d, p->raw[r].key, p->raw[r].key, RAW_WIDTH, "      ", v, true);
+			write_dval(e, d, p->raw[r].key, p->raw[r].key, CTR_RAW_WIDTH, "      ", v, true);
 	}
 	emit_obj_close(e);
 	emit_obj_close(e);

@@ -1,6 +1,5 @@
-/* A netdev's Ethernet statistics: ETHTOOL_GSTATS with names from
- * ETHTOOL_GSTRINGS, standard pause statistics over ethtool netlink, and the
- * recorded `ethtool -S` text files that stand in for both in fixture trees. */
+/* A netdev's ethtool statistics (GSTRINGS/GSTATS ioctl), its pause statistics
+ * (ethtool netlink), and the recorded `ethtool -S` files of fixture trees. */
 #include <errno.h>
 #include <linux/ethtool.h>
 #include <linux/ethtool_netlink.h>

@@ -14,9 +14,6 @@
 #include "emit.h"
 #include "internal.h"
 
-#define NEUTRAL_WIDTH 34
-#define RAW_WIDTH 44
-
 void ctr_label_fmt(char *buf, size_t len, const char *indent, const char *label, int width,
 		   const char *value)
 {
@@ -75,7 +72,7 @@ static void write_neutral(struct emit *e, const struct ctr_port *p)
 		const char *name = rck_counter_name((enum rck_counter)id, NULL);
 		bool any = false;
 
-		ctr_label_fmt(fmt, sizeof(fmt), "    ", name, NEUTRAL_WIDTH, "%s\n");
+		ctr_label_fmt(fmt, sizeof(fmt), "    ", name, CTR_NEUTRAL_WIDTH, "%s\n");
 		if (id < RCK_CTR_PFC_RX_PAUSE) {
 			if (p->has[id])
 				emit_u64(e, name, fmt, p->val[id]);
@@ -95,7 +92,7 @@ static void write_neutral(struct emit *e, const struct ctr_port *p)
 		emit_arr_open(e, name);
 		for (unsigned int q = 0; q < 8; q++, id++) {
 			snprintf(label, sizeof(label), "%s[%u]", name, q);
-			ctr_label_fmt(fmt, sizeof(fmt), "    ", label, NEUTRAL_WIDTH, "%s\n");
+			ctr_label_fmt(fmt, sizeof(fmt), "    ", label, CTR_NEUTRAL_WIDTH, "%s\n");
 			if (p->has[id])
 				emit_u64(e, NULL, fmt, p->val[id]);
 			else
@@ -146,16 +143,16 @@ static void write_raw(struct emit *e, const struct ctr_port *p)
 
 		switch (r->state) {
 		case RAW_OK:
-			ctr_label_fmt(fmt, sizeof(fmt), "      ", r->key, RAW_WIDTH, "%s\n");
+			ctr_label_fmt(fmt, sizeof(fmt), "      ", r->key, CTR_RAW_WIDTH, "%s\n");
 			emit_u64(e, r->key, fmt, r->val);
 			break;
 		case RAW_TEXT:
 			/* Quoted in text, so "" and "0" stay apart from numbers. */
-			ctr_label_fmt(fmt, sizeof(fmt), "      ", r->key, RAW_WIDTH, "\"%s\"\n");
+			ctr_label_fmt(fmt, sizeof(fmt), "      ", r->key, CTR_RAW_WIDTH, "\"%s\"\n");
 			emit_str(e, r->key, fmt, r->text);
 			break;
 		default:
-			ctr_label_fmt(fmt, sizeof(fmt), "      ", r->key, RAW_WIDTH, "%s\n");
+			ctr_label_fmt(fmt, sizeof(fmt), "      ", r->key, CTR_RAW_WIDTH, "%s\n");
 			emit_null(e, r->key, fmt);
 			break;
 		}
@@ -374,6 +371,12 @@ static int load_port(struct loader *l, const char *dev, const json_t *jp, struct
 	rc = load_neutral(l, json_object_get(jp, "counters"), p, false);
 	if (!rc)
 		rc = load_neutral(l, json_object_get(jp, "sources"), p, true);
+	/* A source names where a value came from: none without a value. */
+	for (unsigned int id = 0; !rc && id < RCK_CTR_COUNT; id++)
+		if (!p->has[id]) {
+			free(p->src[id]);
+			p->src[id] = NULL;
+		}
 	if (!rc)
 		rc = load_raw(l, json_object_get(jp, "raw"), p);
 	return rc;
