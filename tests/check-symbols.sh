@@ -8,7 +8,7 @@ fail=0
 mapped=$(grep -oE '^[[:space:]]*rck_[A-Za-z0-9_]+;' "$map" | tr -d ' \t;' | sort)
 exported=$(nm -D --defined-only "$so" | awk '$2 ~ /^[TDBRVW]$/ {print $3}' | sed 's/@.*//' | sort)
 unversioned=$(nm -D --defined-only "$so" | awk '$2 ~ /^[TDBRVW]$/ {print $3}' | grep -v '@@ROCECHECK_' || true)
-declared=$(cat "$incdir"/rocecheck/*.h | tr '\n' ' ' | grep -oE '[A-Za-z_][A-Za-z0-9_ *]*[ *]rck_[a-z0-9_]+[[:space:]]*\(' |
+declared=$(cat "$incdir"/rocecheck/*.h | perl -0pe 's{/\*.*?\*/}{}gs' | tr '\n' ' ' | grep -oE '[A-Za-z_][A-Za-z0-9_ *]*[ *]rck_[a-z0-9_]+[[:space:]]*\(' |
 	   grep -oE 'rck_[a-z0-9_]+[[:space:]]*\($' | tr -d ' (' | sort -u)
 
 if [ -z "$mapped" ] || [ -z "$exported" ]; then
