@@ -68,6 +68,7 @@ static int run(struct psess *s, const char *host, const struct rck_probe_opts *o
 		return rc;
 	psess_finish(s);
 	m->done.st = s->mine;
+	m->done.ctr = s->my_ctr;
 	if ((rc = pchan_send(&s->ctl, XQ_DONE, m, &s->err)) ||
 	    (rc = pchan_recv(&s->ctl, XQ_RESULT, m, &s->err)))
 		return rc;

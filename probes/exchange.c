@@ -290,7 +290,7 @@ static int put_payload(enum xq_type type, const union xq_msg *m, struct wcur *w)
 		return put_endpoint(w, &m->accept.ep);
 	case XQ_DONE:
 		put_stats(w, &m->done.st);
-		return 0;
+		return put_counters(w, &m->done.ctr);
 	case XQ_RESULT:
 		put_stats(w, &m->result.st);
 		return put_counters(w, &m->result.ctr);
@@ -370,6 +370,7 @@ int xq_decode(uint16_t type, const uint8_t *p, size_t len, union xq_msg *m)
 		break;
 	case XQ_DONE:
 		get_stats(&r, &m->done.st, &bad);
+		get_counters(&r, &m->done.ctr, &bad);
 		break;
 	case XQ_RESULT:
 		get_stats(&r, &m->result.st, &bad);

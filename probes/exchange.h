@@ -28,7 +28,7 @@ enum xq_type {
 	XQ_HELLO = 1,   /* client -> server: parameters and the client endpoint */
 	XQ_ACCEPT = 2,  /* server -> client: the server endpoint */
 	XQ_START = 3,   /* client -> server: measurement begins (no payload) */
-	XQ_DONE = 4,    /* client -> server: the client's measurement */
+	XQ_DONE = 4,    /* client -> server: the client's measurement and counters */
 	XQ_RESULT = 5,  /* server -> client: the server's measurement and counters */
 	XQ_ERROR = 6,   /* either way: status and reason, then the sender closes */
 	XQ_ATTACH = 7,  /* TCP transport: a data stream joins a session */
@@ -130,6 +130,7 @@ struct xq_counters {
 
 struct xq_done {
 	struct xq_stats st;
+	struct xq_counters ctr;
 };
 
 struct xq_result {

@@ -191,7 +191,7 @@ static void counters(struct emit *e, const struct pres_side *s, const char *key)
 	unsigned int shown = 0;
 
 	emit_obj_open(e, key);
-	emit_text(e, " counters %-7s", key);
+	emit_text(e, " counters %-6s", key);
 	for (unsigned int id = 0; id < RCK_CTR_COUNT; id++) {
 		char name[48];
 		int prio;
@@ -203,13 +203,13 @@ static void counters(struct emit *e, const struct pres_side *s, const char *key)
 			snprintf(name, sizeof(name), "%s_prio%d", base, prio);
 		else
 			snprintf(name, sizeof(name), "%s", base);
-		if (shown && shown % 4 == 0)
-			emit_text(e, "\n %-16s", "");
-		emit_text(e, " %s", name);
+		if (shown && shown % 3 == 0)
+			emit_text(e, "\n %-15s", "");
+		emit_text(e, " %19s", name);
 		if (s->ctr_state[id] == RCK_DELTA_OK)
-			emit_u64(e, name, " %-8s", s->ctr[id]);
+			emit_u64(e, name, " %-10s", s->ctr[id]);
 		else
-			emit_null(e, name, " %-8s");
+			emit_null(e, name, " %-10s");
 		shown++;
 	}
 	if (!shown)

@@ -129,6 +129,7 @@ static int serve(struct rck_probe_server *srv, struct psess *s)
 	    (rc = pchan_recv(&s->ctl, XQ_DONE, m, &s->err)))
 		return rc;
 	s->theirs = m->done.st;
+	s->their_ctr = m->done.ctr;
 	s->have_theirs = true;
 	psess_finish(s);
 	m->result.st = s->mine;
