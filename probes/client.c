@@ -63,8 +63,12 @@ static int run(struct psess *s, const char *host, const struct rck_probe_opts *o
 		return rc;
 	s->cookie = m->accept.cookie;
 	s->remote = m->accept.ep;
-	if ((rc = connect_data(s, o->port)) || (rc = pchan_send(&s->ctl, XQ_START, NULL, &s->err)) ||
-	    (rc = psess_measure(s)))
+	if ((rc = connect_data(s, o->port)))
+		return rc;
+	/* The server answers START once its own snapshot is taken. */
+	psess_begin(s);
+	if ((rc = pchan_send(&s->ctl, XQ_START, NULL, &s->err)) ||
+	    (rc = pchan_recv(&s->ctl, XQ_START, m, &s->err)) || (rc = psess_measure(s)))
 		return rc;
 	psess_finish(s);
 	m->done.st = s->mine;

@@ -12,8 +12,9 @@
 #include "cm.h"
 #include "sock.h"
 
+/* Same as the out-of-band QPs (verbs.c): 7 would mean "for ever" to rxe. */
 #define CM_ACK_TIMEOUT 14
-#define CM_RETRY 7
+#define CM_RETRY 6
 #define CM_RNR_RETRY 6
 
 struct cm_event {

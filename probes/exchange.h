@@ -27,7 +27,7 @@
 enum xq_type {
 	XQ_HELLO = 1,   /* client -> server: parameters and the client endpoint */
 	XQ_ACCEPT = 2,  /* server -> client: the server endpoint */
-	XQ_START = 3,   /* client -> server: measurement begins (no payload) */
+	XQ_START = 3,   /* client -> server, then back once the server is ready: measure (no payload) */
 	XQ_DONE = 4,    /* client -> server: the client's measurement and counters */
 	XQ_RESULT = 5,  /* server -> client: the server's measurement and counters */
 	XQ_ERROR = 6,   /* either way: status and reason, then the sender closes */

@@ -125,7 +125,10 @@ static int serve(struct rck_probe_server *srv, struct psess *s)
 	if (pparams_check(&s->p, why, sizeof(why)))
 		return perr_set(&s->err, RCK_PROBE_INVALID, -EINVAL, "refused parameters: %s", why);
 	if ((rc = prepare(srv, s, &m->accept)) || (rc = pchan_send(&s->ctl, XQ_ACCEPT, m, &s->err)) ||
-	    (rc = join(s)) || (rc = pchan_recv(&s->ctl, XQ_START, m, &s->err)) || (rc = psess_measure(s)) ||
+	    (rc = join(s)) || (rc = pchan_recv(&s->ctl, XQ_START, m, &s->err)))
+		return rc;
+	psess_begin(s);
+	if ((rc = pchan_send(&s->ctl, XQ_START, NULL, &s->err)) || (rc = psess_measure(s)) ||
 	    (rc = pchan_recv(&s->ctl, XQ_DONE, m, &s->err)))
 		return rc;
 	s->theirs = m->done.st;

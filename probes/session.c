@@ -123,10 +123,14 @@ static int measure_server(struct psess *s)
 	return ptcp_bw(&s->tcp, &s->p, bidir, bidir ? &s->ctl : NULL, &s->mine, &s->err);
 }
 
-int psess_measure(struct psess *s)
+void psess_begin(struct psess *s)
 {
 	if (is_rdma(s))
 		pctr_begin(s->ctx, &s->ctr, s->ep.device, s->ep.ib_port);
+}
+
+int psess_measure(struct psess *s)
+{
 	return s->server ? measure_server(s) : measure_client(s);
 }
 
@@ -170,6 +174,16 @@ static void side_from_stats(struct pres_side *side, const struct xq_stats *st)
 	side->mtu = st->mtu;
 }
 
+/* What the peer's HELLO or ACCEPT said, when it never sent its stats. */
+static void side_from_endpoint(struct pres_side *side, const struct xq_endpoint *ep)
+{
+	struct xq_stats st = { .tclass = -1, .gid_index = ep->gid_index, .ib_port = ep->ib_port };
+
+	memcpy(st.device, ep->device, sizeof(st.device));
+	memcpy(st.gid, ep->gid, sizeof(st.gid));
+	side_from_stats(side, &st);
+}
+
 /* Which measurement is which direction, seen from our side. */
 static void directions(struct psess *s, struct rck_probe_result *res)
 {
@@ -204,6 +218,8 @@ int psess_result(struct psess *s, struct rck_probe_result **out)
 	side_from_stats(&res->side[RCK_PROBE_LOCAL], &s->mine);
 	if (s->have_theirs)
 		side_from_stats(&res->side[RCK_PROBE_REMOTE], &s->theirs);
+	else
+		side_from_endpoint(&res->side[RCK_PROBE_REMOTE], &s->remote);
 	pres_counters_set(&res->side[RCK_PROBE_LOCAL], &s->my_ctr);
 	pres_counters_set(&res->side[RCK_PROBE_REMOTE], &s->their_ctr);
 	if (!perr_failed(&s->err)) {

@@ -55,7 +55,9 @@ void psess_attach(struct psess *s, int fd);
 /* Out-of-band verbs endpoint: pick device, port and GID (automatically
  * unless given), open, allocate and create the QPs. */
 int psess_open_oob(struct psess *s, const char *device, unsigned int port, int gid_index);
-/* Counters' first snapshot and our role's part of the measurement. */
+/* Counters' first snapshot. */
+void psess_begin(struct psess *s);
+/* Our role's part of the measurement. */
 int psess_measure(struct psess *s);
 /* Counters' second snapshot, and our side's description in s->mine. */
 void psess_finish(struct psess *s);

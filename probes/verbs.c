@@ -12,11 +12,12 @@
 #include "internal.h"
 #include "verbs.h"
 
-/* The QP's local ACK timeout is 4.096 us * 2^14 = 67 ms; with 7 retries a
+/* The QP's local ACK timeout is 4.096 us * 2^14 = 67 ms; with 6 retries a
  * dead peer turns into IBV_WC_RETRY_EXC_ERR within about half a second,
- * well inside any probe timeout. */
+ * well inside any probe timeout. Not 7: rxe (rxe_comp.c) never counts a
+ * retry_cnt of 7 down, so the QP would retry for ever. */
 #define QP_TIMEOUT 14
-#define QP_RETRY 7
+#define QP_RETRY 6
 /* 7 would mean "retry for ever" on RNR NAKs. */
 #define QP_RNR_RETRY 6
 #define QP_MIN_RNR_TIMER 12

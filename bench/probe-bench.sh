@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Benchmark: our verbs probes against perftest on one guest pair in one
+# boot, runs alternated (ABBA) to share the emulator's drift; prints the
+# medians and ratios. Targets: bw >= 1.00 x ib_write_bw, lat p50 <= 1.05 x
+# ib_write_lat's typical (out-of-band mode; rdma_cm mode is reported).
+
+. "$(dirname "$0")/../tests/fabric/lib.sh"
+command -v jq >/dev/null || need "jq not found"
+fabric_prereqs
+ROUNDS=${PROBE_BENCH_ROUNDS:-5}
+SIZE=65536
+BW_ITERS=${PROBE_BENCH_BW_ITERS:-200}
+LAT_ITERS=${PROBE_BENCH_LAT_ITERS:-1000}
+lab_up probe-bench 2
+say "boot of 2 nodes: $BOOT_SECS s; $ROUNDS rounds"
+
+A1=$(rx n1 -- sh -c 'echo $ROCELAB_ADDR')
+out=$(rx n1 --bg --log /tmp/bench-srv.log -- rocecheck probe --listen --idle 600) ||
+	fail "cannot start the probe server: $out"
+sleep 2
+
+ours() { # ARGS: one probe from n2, JSON on stdout
+	local o
+	o=$(rx n2 -t 300 -- rocecheck -j probe "$A1" "$@") || fail "rocecheck probe $*: $o"
+	[ "$(jq -r .status <<<"$o")" = ok ] || fail "rocecheck probe $*: $(jq -r .error <<<"$o")"
+	echo "$o"
+}
+# perftest's bandwidth in MiB/s has two decimals more than its Gb/s form.
+perf_bw() {
+	perf n1 n2 ib_write_bw -s $SIZE -n "$BW_ITERS" -q 1 -F || fail "ib_write_bw: $PERF_OUT"
+	awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF >= 4 { v = $4 } END { if (v == "") exit 1; printf "%.6f\n", v * 1048576 * 8 / 1e9 }' <<<"$PERF_OUT" ||
+		fail "no bandwidth in: $PERF_OUT"
+}
+perf_lat() {
+	perf n1 n2 ib_write_lat -s 2 -n "$LAT_ITERS" -F || fail "ib_write_lat: $PERF_OUT"
+	lat_typical <<<"$PERF_OUT" || fail "no latency in: $PERF_OUT"
+}
+our_bw() { ours --size $SIZE --iters "$BW_ITERS" --qps 1 "$@" | jq -r .gbps; }
+our_lat() { ours --test lat --size 2 --iters "$LAT_ITERS" "$@" | jq -r .latency_us.p50; }
+
+declare -A V
+add() { V[$1]+="$2 "; }
+for ((r = 1; r <= ROUNDS; r++)); do
+	if ((r % 2)); then
+		add bw_ours "$(our_bw)"; add bw_perf "$(perf_bw)"
+		add lat_ours "$(our_lat)"; add lat_perf "$(perf_lat)"
+	else
+		add bw_perf "$(perf_bw)"; add bw_ours "$(our_bw)"
+		add lat_perf "$(perf_lat)"; add lat_ours "$(our_lat)"
+	fi
+	add bw_cm "$(our_bw --cm)"
+	add lat_cm "$(our_lat --cm)"
+	last() { local a=(${V[$1]}); echo "${a[-1]}"; }
+	say "round $r: bw $(last bw_ours) / $(last bw_perf) Gb/s (cm $(last bw_cm)), lat $(last lat_ours) / $(last lat_perf) us (cm $(last lat_cm))"
+done
+
+median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+declare -A M
+for k in "${!V[@]}"; do
+	M[$k]=$(median "${V[$k]}")
+	say "$k runs: ${V[$k]}"
+done
+bw_ratio=$(ratio "${M[bw_ours]}" "${M[bw_perf]}")
+lat_ratio=$(ratio "${M[lat_ours]}" "${M[lat_perf]}")
+printf '%-34s %12s %12s %8s\n' "median of $ROUNDS runs" rocecheck perftest ratio
+printf '%-34s %12.6f %12.6f %8s\n' "bw Gb/s, $SIZE B x $BW_ITERS, 1 QP" "${M[bw_ours]}" "${M[bw_perf]}" "$bw_ratio"
+printf '%-34s %12.6f %12.6f %8s\n' "  with --cm" "${M[bw_cm]}" "${M[bw_perf]}" "$(ratio "${M[bw_cm]}" "${M[bw_perf]}")"
+printf '%-34s %12.2f %12.2f %8s\n' "lat p50 us, 2 B x $LAT_ITERS" "${M[lat_ours]}" "${M[lat_perf]}" "$lat_ratio"
+printf '%-34s %12.2f %12.2f %8s\n' "  with --cm" "${M[lat_cm]}" "${M[lat_perf]}" "$(ratio "${M[lat_cm]}" "${M[lat_perf]}")"
+miss=
+awk -v r="$bw_ratio" 'BEGIN { exit !(r >= 1.00) }' || miss+=" bandwidth ratio $bw_ratio < 1.00;"
+awk -v r="$lat_ratio" 'BEGIN { exit !(r <= 1.05) }' || miss+=" latency ratio $lat_ratio > 1.05;"
+[ -z "$miss" ] || fail "target missed:$miss"
+ok "targets met: bw x$bw_ratio, lat x$lat_ratio"
