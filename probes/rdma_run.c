@@ -10,6 +10,7 @@
 #define POLL_BATCH 32
 #define IDLE_POLLS 64
 #define SPIN_CHECK 1023
+#define CTL_CHECK_NS 2000000ull
 
 struct bw_run {
 	uint64_t bytes, msgs, start, end;
@@ -200,8 +201,9 @@ static int reap(struct vep *ep, struct perr *e)
 	return account(ep, wc, n, &finished, e) < 0 ? -EIO : 0;
 }
 
-/* Between spins of a wait: errors of our sends, the deadline, and the
- * control channel (ticks from the client, the client's news for the server).
+/* Between spins of a wait: errors of our sends, the deadline, and now and
+ * then (a system call is dear next to a spin) the control channel: ticks
+ * from the client, the client's news for the server.
  * Returns 0 to go on, 1 when the client has a message, or an error. */
 static int check(struct vep *ep, uint64_t since, bool server, struct pchan *ctl, const char *what,
 		 uint64_t i, struct perr *e)
@@ -215,8 +217,9 @@ static int check(struct vep *ep, uint64_t since, bool server, struct pchan *ctl,
 	if (now - since > timeout_ns(ep))
 		return perr_set(e, RCK_PROBE_TIMEOUT, -ETIMEDOUT, "no %s from the peer within %u ms (round %llu)",
 				what, ep->timeout_ms, (unsigned long long)i);
-	if (!ctl)
+	if (!ctl || now < ep->next_ctl)
 		return 0;
+	ep->next_ctl = now + CTL_CHECK_NS;
 	if (server)
 		return pchan_poll(ctl, e);
 	return pchan_tick(ctl, now, e);
@@ -353,12 +356,13 @@ int rrun_pong(struct vep *ep, const struct xq_params *p, struct pchan *ctl, stru
 			return 0;
 		if (rc)
 			return rc;
-		if (!write && (rc = vep_post_recvs(ep, qi, 1, e)))
-			return rc;
 		if (write)
 			*tx = v;
 		rc = send_one(ep, qi, write, e);
 		if (rc)
+			return rc;
+		/* The reply first: the receive queue holds rx_depth - 1 more. */
+		if (!write && (rc = vep_post_recvs(ep, qi, 1, e)))
 			return rc;
 	}
 	return 0;

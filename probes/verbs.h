@@ -46,6 +46,7 @@ struct vep {
 	unsigned int tx_depth, rx_depth, sig_every, max_inline;
 	uint32_t rkey;          /* the peer's rx region */
 	uint64_t raddr, rlen;
+	uint64_t next_ctl;      /* when a wait looks at the control channel next */
 	int tclass;             /* what the QPs carry; -1 unknown */
 	enum ibv_mtu path_mtu;
 };

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Command-line contract of `rocecheck probe` on the host: argument errors
+# (exit 2), a TCP-transport server and client over loopback (0), refused
+# and idle peers (3), RDMA without a device (4); one-line errors, JSON.
+set -u
+rck=${ROCECHECK:?ROCECHECK not set}
+wrap=${ROCECHECK_WRAP:-}
+fails=0 n=0
+tmp=$(mktemp -d)
+srv=
+cleanup() {
+	[ -n "$srv" ] && kill "$srv" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# A free loopback port: bind to 0 and read what the kernel chose.
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# expect RC ARGS...: run the tool (bounded) and compare the exit code.
+expect() {
+	local want=$1 got
+	shift
+	n=$((n + 1))
+	timeout 60 $wrap "$rck" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+	got=$?
+	if [ "$got" != "$want" ]; then
+		echo "FAIL: rocecheck $*: exit $got, want $want"
+		sed 's/^/  stderr: /' "$tmp/err" | head -5
+		fails=$((fails + 1))
+		return 1
+	fi
+	if [ "$want" != 0 ] && [ "$(grep -vc '^==' "$tmp/err")" != 1 ]; then
+		echo "FAIL: rocecheck $*: stderr is not one line:"
+		sed 's/^/  /' "$tmp/err"
+		fails=$((fails + 1))
+		return 1
+	fi
+	return 0
+}
+
+cases=(
+	"2|probe"
+	"2|probe 127.0.0.1 extra"
+	"2|probe 127.0.0.1 --test nope"
+	"2|probe 127.0.0.1 --size 0"
+	"2|probe 127.0.0.1 --size 2G"
+	"2|probe 127.0.0.1 --size 12Q"
+	"2|probe 127.0.0.1 --qps 0"
+	"2|probe 127.0.0.1 --qps 257"
+	"2|probe 127.0.0.1 --tclass 256"
+	"2|probe 127.0.0.1 --mtu 1000"
+	"2|probe 127.0.0.1 --udp-sport 80"
+	"2|probe 127.0.0.1 --duration 1 --iters 5"
+	"2|probe 127.0.0.1 --test lat --bidir"
+	"2|probe 127.0.0.1 --cm --gid-index 1"
+	"2|probe 127.0.0.1 --transport tcp --cm"
+	"2|probe 127.0.0.1 --transport quic"
+	"2|probe 127.0.0.1 --port 0"
+	"2|probe 127.0.0.1 --sessions 3"
+	"2|probe --listen 127.0.0.1"
+	"2|probe -d bad/port/x 127.0.0.1"
+	"0|probe --help"
+)
+for c in "${cases[@]}"; do
+	# shellcheck disable=SC2086
+	expect "${c%%|*}" ${c#*|}
+done
+
+# A server over loopback for the TCP transport, serving two sessions.
+port=$(free_port)
+$wrap "$rck" -v probe --listen --transport tcp --bind 127.0.0.1 --port "$port" --sessions 2 --idle 60 \
+	>"$tmp/srv.out" 2>"$tmp/srv.err" &
+srv=$!
+for i in $(seq 100); do
+	grep -q 'listening on port' "$tmp/srv.err" && break
+	sleep 0.1
+done
+if expect 0 probe 127.0.0.1 --port "$port" --transport tcp --iters 200; then
+	grep -q 'TCP bandwidth' "$tmp/out" || { echo "FAIL: no TCP bandwidth heading"; cat "$tmp/out"; fails=$((fails + 1)); }
+fi
+if expect 0 -j probe 127.0.0.1 --port "$port" --transport tcp --test lat --iters 100; then
+	python3 - "$tmp/out" <<'EOF' || fails=$((fails + 1))
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["transport"] == "tcp" and j["status"] == "ok", j
+assert j["latency_us"]["samples"] == 100 and j["latency_us"]["p50"] > 0, j
+EOF
+fi
+wait "$srv"
+rc=$?
+srv=
+n=$((n + 1))
+if [ "$rc" != 0 ] || [ "$(grep -c '^ TCP' "$tmp/srv.out")" != 2 ]; then
+	echo "FAIL: server exit $rc (want 0), output:"
+	cat "$tmp/srv.out" "$tmp/srv.err"
+	fails=$((fails + 1))
+fi
+
+# Nobody there; a server nobody calls.
+port=$(free_port)
+expect 3 probe 127.0.0.1 --port "$port" --transport tcp
+expect 3 probe --listen --port "$port" --idle 0.3
+expect 3 -t 300 probe no-such-host.invalid --transport tcp
+# RDMA on a host without an RDMA device: named, exit 4 (skipped where there is one).
+if [ ! -e /sys/class/infiniband ]; then
+	port=$(free_port)
+	$wrap "$rck" probe --listen --bind 127.0.0.1 --port "$port" --sessions 1 --idle 30 >/dev/null 2>&1 &
+	srv=$!
+	sleep 0.5
+	expect 4 probe 127.0.0.1 --port "$port" && grep -q 'no RDMA device' "$tmp/err" ||
+		{ echo "FAIL: RDMA without a device: $(cat "$tmp/err")"; fails=$((fails + 1)); }
+	wait "$srv"
+	srv=
+fi
+
+echo "$((n - fails))/$n probe CLI cases passed"
+[ "$fails" = 0 ]
