@@ -58,8 +58,16 @@ static int run(struct psess *s, const char *host, const struct rck_probe_opts *o
 		vep_describe(&s->ep, &m->hello.ep);
 	}
 	m->hello.p = s->p;
-	if ((rc = pchan_send(&s->ctl, XQ_HELLO, m, &s->err)) ||
-	    (rc = pchan_recv(&s->ctl, XQ_ACCEPT, m, &s->err)))
+	if ((rc = pchan_send(&s->ctl, XQ_HELLO, m, &s->err)))
+		return rc;
+	rc = pchan_recv(&s->ctl, XQ_ACCEPT, m, &s->err);
+	if (rc == -ETIMEDOUT) {
+		size_t n = strlen(s->err.msg);
+
+		snprintf(s->err.msg + n, sizeof(s->err.msg) - n,
+			 " (a probe server serves one session at a time: busy, or not a probe server?)");
+	}
+	if (rc)
 		return rc;
 	s->cookie = m->accept.cookie;
 	s->remote = m->accept.ep;

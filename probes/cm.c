@@ -16,6 +16,7 @@
 #define CM_ACK_TIMEOUT 14
 #define CM_RETRY 6
 #define CM_RNR_RETRY 6
+#define CM_LINGER_MS 1000
 
 struct cm_event {
 	enum rdma_cm_event_type type;
@@ -314,10 +315,23 @@ int pcm_accept(struct pcm *c, struct vep *ep, const struct xq_params *p, uint64_
 	return 0;
 }
 
+/* Send the DREQs and give the DREQ/DREP exchange a moment: an id destroyed
+ * while its peer's DREQ is still on the way leaves that peer retransmitting
+ * it for seconds. */
 void pcm_disconnect(struct pcm *c)
 {
+	struct perr ignore = { 0 };
+	unsigned int pending = 0;
+	struct cm_event ev;
+	struct pcm quick = *c;
+
 	for (unsigned int i = 0; i < c->n_ids; i++)
-		rdma_disconnect(c->ids[i]);
+		if (rdma_disconnect(c->ids[i]) == 0)
+			pending++;
+	quick.timeout_ms = c->timeout_ms < CM_LINGER_MS ? c->timeout_ms : CM_LINGER_MS;
+	while (pending && c->ch && next_event(&quick, "the disconnection", &ev, &ignore) == 0)
+		if (ev.type == RDMA_CM_EVENT_DISCONNECTED)
+			pending--;
 }
 
 void pcm_free(struct pcm *c)

@@ -359,10 +359,8 @@ void vep_free(struct vep *ep)
 int vep_post(struct vep *ep, unsigned int qi, enum ibv_wr_opcode op, uint64_t wr_id, bool signaled,
 	     struct perr *e)
 {
-	unsigned int slot = qi % ep->slots;
-	uint64_t rslots = ep->size ? ep->rlen / ep->size : 0;
 	struct ibv_sge sge = {
-		.addr = (uintptr_t)(ep->buf + (size_t)slot * ep->size),
+		.addr = (uintptr_t)ep->buf,
 		.length = ep->size,
 		.lkey = ep->mr->lkey,
 	};
@@ -377,7 +375,7 @@ int vep_post(struct vep *ep, unsigned int qi, enum ibv_wr_opcode op, uint64_t wr
 	int rc;
 
 	if (op == IBV_WR_RDMA_WRITE) {
-		wr.wr.rdma.remote_addr = ep->raddr + (rslots > 1 ? (qi % rslots) * ep->size : 0);
+		wr.wr.rdma.remote_addr = ep->raddr;
 		wr.wr.rdma.rkey = ep->rkey;
 	}
 	rc = ibv_post_send(ep->qp[qi].qp, &wr, &bad);

@@ -82,9 +82,10 @@ int vep_wc_error(struct vep *ep, const struct ibv_wc *wc, unsigned int qi, struc
 unsigned int vep_mtu_bytes(enum ibv_mtu m);
 enum ibv_mtu vep_mtu_enum(unsigned int bytes);
 
-/* Posting with RDMA WRITE or SEND of one message from tx slot (qi % slots)
- * to the peer's rx slot; @signaled asks for a completion. Returns 0 or the
- * recorded error. */
+/* Post one ping-pong message on QP @qi: RDMA WRITE or SEND from the first
+ * tx slot to the peer's first rx slot, whatever the QP (every QP's pings
+ * land where the other side polls). @signaled asks for a completion.
+ * Returns 0 or the recorded error. */
 int vep_post(struct vep *ep, unsigned int qi, enum ibv_wr_opcode op, uint64_t wr_id, bool signaled,
 	     struct perr *e);
 
