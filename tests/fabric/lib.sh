@@ -90,7 +90,7 @@ assert_gone() {
 	[ -e "/run/rocelab/$name" ] && fail "/run/rocelab/$name remains"
 	local p
 	for p in /proc/[0-9]*; do
-		tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -q -- "-name rocelab-$name-n" &&
+		tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -q -- "-name rocelab-$name-n" &&
 			fail "qemu of lab $name remains: pid ${p#/proc/}"
 	done
 	return 0
