@@ -19,7 +19,7 @@ test_pkgs=(valgrind iproute2 ethtool python3 jq)
 lab_pkgs=(
   qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static kmod cpio
   ibverbs-providers ibverbs-utils rdma-core rdmacm-utils perftest tcpdump
-  libgcc-s1
+  libgcc-s1 procps xz-utils
 )
 
 want=("${build_pkgs[@]}" "${test_pkgs[@]}")
