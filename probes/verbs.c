@@ -1,6 +1,8 @@
 /* Verbs endpoint set-up and teardown: device and port queries, PD, CQs,
  * the registered buffer, RC QP creation and the INIT/RTR/RTS transitions. */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,7 @@
 
 #include "clock.h"
 #include "internal.h"
+#include "sock.h"
 #include "verbs.h"
 
 /* The QP's local ACK timeout is 4.096 us * 2^14 = 67 ms; with 6 retries a
@@ -97,7 +100,7 @@ int vep_alloc(struct vep *ep, const struct xq_params *p, struct perr *e)
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	unsigned int scqe, rcqe;
 	void *buf;
-	int rc;
+	int rc, fl;
 
 	ep->size = p->size;
 	ep->n_qps = p->qps;
@@ -121,7 +124,13 @@ int vep_alloc(struct vep *ep, const struct xq_params *p, struct perr *e)
 		return verr(e, errno, "ibv_alloc_pd", ep);
 	scqe = p->qps * (p->tx_depth + 1);
 	rcqe = p->qps * (ep->rx_depth + 1);
-	ep->scq = ibv_create_cq(ep->vctx, (int)scqe, NULL, NULL, 0);
+	ep->chan = ibv_create_comp_channel(ep->vctx);
+	if (!ep->chan)
+		return verr(e, errno, "ibv_create_comp_channel", ep);
+	fl = fcntl(ep->chan->fd, F_GETFL);
+	if (fl < 0 || fcntl(ep->chan->fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return perr_set(e, RCK_PROBE_SYSTEM, -errno, "cannot make the completion channel non-blocking");
+	ep->scq = ibv_create_cq(ep->vctx, (int)scqe, NULL, ep->chan, 0);
 	if (!ep->scq)
 		return verr(e, errno, "ibv_create_cq", ep);
 	ep->rcq = ibv_create_cq(ep->vctx, (int)rcqe, NULL, NULL, 0);
@@ -337,10 +346,17 @@ void vep_free(struct vep *ep)
 	}
 	if (ep->mr)
 		ibv_dereg_mr(ep->mr);
+	/* ibv_destroy_cq() waits for every received event to be acknowledged. */
+	if (ep->scq && ep->cq_events)
+		ibv_ack_cq_events(ep->scq, ep->cq_events);
+	ep->cq_events = 0;
 	if (ep->scq)
 		ibv_destroy_cq(ep->scq);
 	if (ep->rcq)
 		ibv_destroy_cq(ep->rcq);
+	if (ep->chan)
+		ibv_destroy_comp_channel(ep->chan);
+	ep->chan = NULL;
 	if (ep->pd)
 		ibv_dealloc_pd(ep->pd);
 	if (ep->own_vctx && ep->vctx)
@@ -383,6 +399,32 @@ int vep_post(struct vep *ep, unsigned int qi, enum ibv_wr_opcode op, uint64_t wr
 		return perr_set(e, RCK_PROBE_RDMA, -rc, "ibv_post_send on QP %u of %s failed: %s", qi,
 				ep->device, strerror(rc));
 	return 0;
+}
+
+int vep_wait_send(struct vep *ep, struct ibv_wc *wc, int max, uint64_t until, struct perr *e)
+{
+	struct ibv_cq *cq;
+	void *cq_ctx;
+	int n, rc;
+
+	if (ibv_req_notify_cq(ep->scq, 0))
+		return perr_set(e, RCK_PROBE_RDMA, -EIO, "ibv_req_notify_cq on %s failed", ep->device);
+	n = ibv_poll_cq(ep->scq, max, wc);
+	if (n)
+		return n < 0 ? perr_set(e, RCK_PROBE_RDMA, -EIO, "ibv_poll_cq on %s failed", ep->device) : n;
+	rc = psock_wait(ep->chan->fd, POLLIN, until);
+	if (rc == -ETIMEDOUT)
+		return 0;
+	if (rc < 0)
+		return perr_set(e, RCK_PROBE_SYSTEM, rc, "poll on the completion channel: %s", strerror(-rc));
+	while (ibv_get_cq_event(ep->chan, &cq, &cq_ctx) == 0) {
+		if (++ep->cq_events >= 64) {
+			ibv_ack_cq_events(ep->scq, ep->cq_events);
+			ep->cq_events = 0;
+		}
+	}
+	n = ibv_poll_cq(ep->scq, max, wc);
+	return n < 0 ? perr_set(e, RCK_PROBE_RDMA, -EIO, "ibv_poll_cq on %s failed", ep->device) : n;
 }
 
 const char *vep_wc_name(enum ibv_wc_status st)

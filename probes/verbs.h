@@ -35,6 +35,8 @@ struct vep {
 	enum ibv_mtu active_mtu;
 	uint16_t lid;
 	struct ibv_pd *pd;
+	struct ibv_comp_channel *chan;  /* the send CQ's, for waits longer than a spin */
+	unsigned int cq_events;         /* received, not yet acknowledged */
 	struct ibv_cq *scq, *rcq;
 	struct ibv_mr *mr;
 	uint8_t *buf;           /* tx region, then rx region (where the peer writes) */
@@ -73,6 +75,14 @@ void vep_describe(const struct vep *ep, struct xq_endpoint *out);
 /* Learn the traffic class and path MTU the QPs ended up with (cm mode). */
 void vep_query_qp(struct vep *ep);
 void vep_free(struct vep *ep);
+
+/*
+ * Send completions when spinning found none: arm the CQ, poll once more
+ * (one may have landed meanwhile), else sleep on the completion channel
+ * until one is signalled or @until passes. Returns the completions polled
+ * into @wc (0 when none came), or a negative errno recorded in @e.
+ */
+int vep_wait_send(struct vep *ep, struct ibv_wc *wc, int max, uint64_t until, struct perr *e);
 
 /* "IBV_WC_RETRY_EXC_ERR" for a completion status; static storage. */
 const char *vep_wc_name(enum ibv_wc_status st);
