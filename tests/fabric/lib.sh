@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by the fabric tests (sourced): prerequisites, a lab per test that is
 # always torn down, bounded perftest runs and small assertions.
 
