@@ -45,5 +45,7 @@ if ! cc -std=c11 -Wall -Wextra -Werror "$stage/user.c" -o "$stage/user" $flags; 
 	echo "FAIL: a program using only the installed files does not build ($flags)"; exit 1
 fi
 libdir=$(dirname "$(find "$stage" -name 'librocecheck.so.0' | head -1)")
-out=$(LD_LIBRARY_PATH=$libdir "$stage/user") || { echo "FAIL: the program does not run"; exit 1; }
+# A sanitizer build's library needs its runtime loaded first.
+asan=$(ldd "$libdir/librocecheck.so.0" | awk '/libasan/ {print $3}')
+out=$(LD_PRELOAD=$asan ASAN_OPTIONS=detect_leaks=0 LD_LIBRARY_PATH=$libdir "$stage/user") || { echo "FAIL: the program does not run"; exit 1; }
 echo "ok: installed and linked, version $out"
