@@ -33,7 +33,7 @@ grep -q "no lab 'fab-cli-none'" /tmp/fab-cli.out || fail "exec on a missing lab:
 ok "usage and exit codes"
 
 fabric_prereqs
-export ROCELAB_NAME=fab-cli
+export ROCELAB_NAME=${ROCELAB_LAB_PREFIX:-}fab-cli
 "$L" down >/dev/null 2>&1
 trap 'lab_down' EXIT
 

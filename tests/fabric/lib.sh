@@ -35,8 +35,10 @@ fabric_prereqs() {
 since() { awk -v a="$1" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }'; }
 
 # lab_up NAME NODES [up options...]: a fresh lab, removed when the test exits.
+# ROCELAB_LAB_PREFIX lets several checkouts on one machine run fabric tests
+# at once without sharing a lab (each lab has its own namespace).
 lab_up() {
-	local name=$1 nodes=$2
+	local name=${ROCELAB_LAB_PREFIX:-}$1 nodes=$2
 	shift 2
 	export ROCELAB_NAME=$name
 	# A crashed earlier run may have left this lab behind.
