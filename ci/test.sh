@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command: installs what is needed, builds with -Werror,
-# runs every suite, then the unit suite under ASan/UBSan and under valgrind.
+# runs every suite, then the unit suite under ASan/UBSan and under valgrind,
+# then every fuzz target (clang, libFuzzer) for a bounded number of runs.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,5 +41,8 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print
 	step meson test -C build-asan --suite unit --print-errorlogs --logbase testlog-asan
 
 step meson test -C build --setup valgrind --suite unit --print-errorlogs --logbase testlog-valgrind
+
+# libFuzzer targets with clang, each for a bounded number of executions.
+step bash ci/fuzz.sh
 
 exit $status

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang under ASan/UBSan in build-fuzz and
+# runs each for a bounded number of executions (meson suite 'fuzz').
+# usage: ci/fuzz.sh [RUNS]   (default 1000000 per target)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-1000000}
+dir=build-fuzz
+opts=(-Dfuzzing=true -Dfuzz_runs="$runs" -Db_sanitize=address,undefined -Db_lundef=false
+	-Dwerror=true -Dtests=enabled)
+if [ -f "$dir/build.ninja" ]; then
+	meson setup --reconfigure "$dir" "${opts[@]}" || exit 1
+else
+	CC=clang meson setup "$dir" "${opts[@]}" || exit 1
+fi
+ninja -C "$dir" || exit 1
+meson test -C "$dir" --suite fuzz --print-errorlogs --num-processes 1 --logbase testlog-fuzz
