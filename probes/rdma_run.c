@@ -381,6 +381,9 @@ int rrun_pong(struct vep *ep, const struct xq_params *p, struct pchan *ctl, stru
 		uint8_t v = (uint8_t)(1 + i % 255);
 		uint64_t since = pclock_ns();
 
+		/* A client that pings without end meets the server's end of the run. */
+		if (ep->end_by && since >= ep->end_by)
+			return perr_overrun(e);
 		rc = write ? wait_byte(ep, v, since, true, ctl, i, e)
 			   : wait_recv(ep, since, true, ctl, i, &qi, e);
 		if (rc == 1)

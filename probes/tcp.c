@@ -318,7 +318,11 @@ int ptcp_pong(struct ptcp *t, const struct xq_params *p, struct perr *e)
 
 	for (uint64_t i = 0; i < total; i++) {
 		int fd = t->fd[i % t->n];
-		uint64_t deadline = cap(t, pclock_after_ms(t->timeout_ms));
+		uint64_t now = pclock_ns(), deadline = cap(t, now + (uint64_t)t->timeout_ms * 1000000u);
+
+		/* A client that pings without end meets the server's end of the run. */
+		if (overrun(t, now))
+			return perr_overrun(e);
 
 		rc = psock_recv_msg(fd, t->rxbuf, t->size, deadline, &eof);
 		if (!rc && eof)
