@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Command-line contract of `rocecheck probe` on the host: argument errors
 # (exit 2), a TCP-transport server and client over loopback (0), refused
-# and idle peers (3), RDMA without a device (4); one-line errors, JSON.
+# and idle peers (3), RDMA without a device (4); one-line errors, JSON; a
+# listener whose stdout reader goes away, a busy server, the server's caps.
 set -u
 rck=${ROCECHECK:?ROCECHECK not set}
 wrap=${ROCECHECK_WRAP:-}
@@ -59,6 +60,14 @@ cases=(
 	"2|probe 127.0.0.1 --port 0"
 	"2|probe 127.0.0.1 --sessions 3"
 	"2|probe --listen 127.0.0.1"
+	"2|probe 127.0.0.1 --max-qps 4"
+	"2|probe --listen --max-qps 0"
+	"2|probe --listen --max-qps 257"
+	"2|probe --listen --max-size 1"
+	"2|probe --listen --max-size 12Q"
+	"2|probe --listen --max-duration 0"
+	"2|probe --listen --max-duration nan"
+	"2|probe --listen --hello-timeout -1"
 	"2|probe -d bad/port/x 127.0.0.1"
 	"0|probe --help"
 )
@@ -96,6 +105,58 @@ if [ "$rc" != 0 ] || [ "$(grep -c '^ TCP' "$tmp/srv.out")" != 2 ]; then
 	cat "$tmp/srv.out" "$tmp/srv.err"
 	fails=$((fails + 1))
 fi
+
+# The listener's stdout is a pipe whose reader leaves after one byte: the
+# listener must not die of SIGPIPE, say so once, and serve every session.
+port=$(free_port)
+mkfifo "$tmp/fifo"
+head -c 1 "$tmp/fifo" >/dev/null &
+$wrap "$rck" -v probe --listen --transport tcp --bind 127.0.0.1 --port "$port" --sessions 3 --idle 30 \
+	>"$tmp/fifo" 2>"$tmp/srv.err" &
+srv=$!
+for i in $(seq 100); do
+	grep -q 'listening on port' "$tmp/srv.err" && break
+	sleep 0.1
+done
+for i in 1 2 3; do
+	expect 0 probe 127.0.0.1 --port "$port" --transport tcp --iters 50
+done
+wait "$srv"
+rc=$?
+srv=
+n=$((n + 1))
+if [ "$rc" != 1 ] || ! grep -q 'cannot write results to stdout' "$tmp/srv.err"; then
+	echo "FAIL: listener with a vanished stdout reader: exit $rc (want 1, not 141 = SIGPIPE):"
+	cat "$tmp/srv.err"
+	fails=$((fails + 1))
+fi
+
+# A second client while a session runs: "server busy" at once, exit 3;
+# a session above the operator's caps: refused, exit 2, naming the cap.
+port=$(free_port)
+$wrap "$rck" -v probe --listen --transport tcp --bind 127.0.0.1 --port "$port" --sessions 3 --idle 30 \
+	--max-qps 2 --max-duration 5 >/dev/null 2>"$tmp/srv.err" &
+srv=$!
+for i in $(seq 100); do
+	grep -q 'listening on port' "$tmp/srv.err" && break
+	sleep 0.1
+done
+timeout 20 "$rck" probe 127.0.0.1 --port "$port" --transport tcp --test lat --duration 1.5 >/dev/null 2>&1 &
+first=$!
+sleep 0.4
+t0=$(date +%s%N)
+expect 3 probe 127.0.0.1 --port "$port" --transport tcp && grep -q 'server busy' "$tmp/err" ||
+	{ echo "FAIL: second client: $(cat "$tmp/err")"; fails=$((fails + 1)); }
+ms=$((($(date +%s%N) - t0) / 1000000))
+n=$((n + 1))
+[ "$ms" -lt 1000 ] || { echo "FAIL: busy refusal took $ms ms"; fails=$((fails + 1)); }
+wait "$first" || { echo "FAIL: the first client: exit $?"; fails=$((fails + 1)); }
+expect 2 probe 127.0.0.1 --port "$port" --transport tcp --qps 3 && grep -q 'at most 2 (--max-qps)' "$tmp/err" ||
+	{ echo "FAIL: --max-qps refusal: $(cat "$tmp/err")"; fails=$((fails + 1)); }
+expect 2 probe 127.0.0.1 --port "$port" --transport tcp --duration 6 && grep -q '(--max-duration)' "$tmp/err" ||
+	{ echo "FAIL: --max-duration refusal: $(cat "$tmp/err")"; fails=$((fails + 1)); }
+wait "$srv"
+srv=
 
 # Nobody there; a server nobody calls.
 port=$(free_port)

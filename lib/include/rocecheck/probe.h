@@ -25,7 +25,9 @@ extern "C" {
  *  - Every blocking step (connect, each message, each QP transition, each
  *    completion or reply wait) has a deadline: the context's timeout
  *    (rck_ctx_set_timeout_ms()). A step that makes no progress within it
- *    ends the probe with RCK_PROBE_TIMEOUT; nothing waits forever.
+ *    ends the probe with RCK_PROBE_TIMEOUT; nothing waits forever. A wait
+ *    for a control message lasts the timeout in all: keep-alives do not
+ *    extend it. The server caps the whole run (max_duration_s).
  *  - A failed probe is a result, not an error: rck_probe_run() returns 0
  *    with a result whose status says what went wrong. Negative errnos are
  *    kept for bad options and resource exhaustion.
