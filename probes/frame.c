@@ -41,13 +41,15 @@ static int header_done(struct pframe *f)
 
 	if (rc)
 		return f->err = rc;
-	if (f->h.length > f->cap) {
-		uint8_t *p = realloc(f->payload, f->h.length);
+	/* Never NULL, even for an empty payload: decoders get a real buffer. */
+	if (!f->payload || f->h.length > f->cap) {
+		size_t cap = f->h.length ? f->h.length : 1;
+		uint8_t *p = realloc(f->payload, cap);
 
 		if (!p)
 			return f->err = -ENOMEM;
 		f->payload = p;
-		f->cap = f->h.length;
+		f->cap = cap;
 	}
 	return 0;
 }
