@@ -141,7 +141,7 @@ for i in $(seq 100); do
 	grep -q 'listening on port' "$tmp/srv.err" && break
 	sleep 0.1
 done
-timeout 20 "$rck" probe 127.0.0.1 --port "$port" --transport tcp --test lat --duration 1.5 >/dev/null 2>&1 &
+timeout 20 "$rck" probe 127.0.0.1 --port "$port" --transport tcp --test lat --duration 3 >/dev/null 2>&1 &
 first=$!
 sleep 0.4
 t0=$(date +%s%N)
@@ -149,7 +149,8 @@ expect 3 probe 127.0.0.1 --port "$port" --transport tcp && grep -q 'server busy'
 	{ echo "FAIL: second client: $(cat "$tmp/err")"; fails=$((fails + 1)); }
 ms=$((($(date +%s%N) - t0) / 1000000))
 n=$((n + 1))
-[ "$ms" -lt 1000 ] || { echo "FAIL: busy refusal took $ms ms"; fails=$((fails + 1)); }
+# (Under valgrind the client's own start takes longer than that.)
+[ "$ms" -lt 1000 ] || [ -n "$wrap" ] || { echo "FAIL: busy refusal took $ms ms"; fails=$((fails + 1)); }
 wait "$first" || { echo "FAIL: the first client: exit $?"; fails=$((fails + 1)); }
 expect 2 probe 127.0.0.1 --port "$port" --transport tcp --qps 3 && grep -q 'at most 2 (--max-qps)' "$tmp/err" ||
 	{ echo "FAIL: --max-qps refusal: $(cat "$tmp/err")"; fails=$((fails + 1)); }
