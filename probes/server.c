@@ -188,11 +188,11 @@ RCK_EXPORT int rck_probe_server_serve(struct rck_probe_server *srv, int wait_ms,
 	psess_attach(s, fd);
 	pframe_free(&s->ctl.fr);
 	s->ctl.fr = first;
-	/* Without the door thread, later clients wait in the backlog instead
-	 * of hearing "busy": worse, not wrong. */
+	/* The door thread also brings the TCP transport's streams in. */
 	if ((rc = plobby_busy_start(&srv->lobby)))
-		rck_warn(srv->ctx, "probe server: cannot start the door thread: %s", strerror(-rc));
-	if (serve(srv, s))
+		perr_set(&s->err, RCK_PROBE_SYSTEM, rc, "cannot start the server's door thread: %s",
+			 strerror(-rc));
+	if (rc || serve(srv, s))
 		pchan_send_error(&s->ctl, &s->err);
 	plobby_busy_stop(&srv->lobby);
 	if (perr_failed(&s->err))
