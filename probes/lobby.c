@@ -170,6 +170,7 @@ static bool pass_stream(struct plobby *l, struct plobby_conn *c, bool busy)
 	if (!busy || !cookie || xq_decode(XQ_ATTACH, c->fr.payload, c->fr.h.length, &m) ||
 	    m.attach.cookie != cookie)
 		return false;
+	memset(&s, 0, sizeof(s));      /* no stray padding bytes in the pipe */
 	s.fd = c->fd;
 	s.index = m.attach.index;
 	return write(l->streams[1], &s, sizeof(s)) == sizeof(s);

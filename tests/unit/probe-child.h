@@ -21,13 +21,18 @@ struct child {
 
 struct rck_ctx *new_ctx(unsigned int timeout_ms);
 double now_s(void);
+/* How much slower than natively the tests run: 8 under valgrind (the
+ * valgrind test setup sets ROCECHECK_WRAP), else 1. Timing bounds scale. */
+double slow(void);
 /* @o: the server's options (NULL: defaults); @setup runs in the child
  * once the server listens (NULL: nothing). */
 struct child serve_opts(unsigned int sessions, const struct rck_probe_opts *o, unsigned int timeout_ms,
 			void (*setup)(void));
+/* The server's timeout also bounds a run's end (its duration plus the
+ * timeout), which valgrind stretches. */
 static inline struct child serve(unsigned int sessions)
 {
-	return serve_opts(sessions, NULL, 1500, NULL);
+	return serve_opts(sessions, NULL, (unsigned int)(1500 * slow()), NULL);
 }
 int session_status(struct child *c);
 void reap(struct child *c);
