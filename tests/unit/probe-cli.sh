@@ -18,6 +18,20 @@ trap cleanup EXIT
 # A free loopback port: bind to 0 and read what the kernel chose.
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
+# listen OUT ARGS...: a TCP-transport listener on $port in the background
+# ($srv), stdout to OUT, stderr to $tmp/srv.err; returns once it listens.
+listen() {
+	local out=$1
+	shift
+	$wrap "$rck" -v probe --listen --transport tcp --bind 127.0.0.1 --port "$port" "$@" \
+		>"$out" 2>"$tmp/srv.err" &
+	srv=$!
+	for i in $(seq 100); do
+		grep -q 'listening on port' "$tmp/srv.err" && break
+		sleep 0.1
+	done
+}
+
 # expect RC ARGS...: run the tool (bounded) and compare the exit code.
 expect() {
 	local want=$1 got
@@ -78,13 +92,7 @@ done
 
 # A server over loopback for the TCP transport, serving two sessions.
 port=$(free_port)
-$wrap "$rck" -v probe --listen --transport tcp --bind 127.0.0.1 --port "$port" --sessions 2 --idle 60 \
-	>"$tmp/srv.out" 2>"$tmp/srv.err" &
-srv=$!
-for i in $(seq 100); do
-	grep -q 'listening on port' "$tmp/srv.err" && break
-	sleep 0.1
-done
+listen "$tmp/srv.out" --sessions 2 --idle 60
 if expect 0 probe 127.0.0.1 --port "$port" --transport tcp --iters 200; then
 	grep -q 'TCP bandwidth' "$tmp/out" || { echo "FAIL: no TCP bandwidth heading"; cat "$tmp/out"; fails=$((fails + 1)); }
 fi
@@ -111,13 +119,7 @@ fi
 port=$(free_port)
 mkfifo "$tmp/fifo"
 head -c 1 "$tmp/fifo" >/dev/null &
-$wrap "$rck" -v probe --listen --transport tcp --bind 127.0.0.1 --port "$port" --sessions 3 --idle 30 \
-	>"$tmp/fifo" 2>"$tmp/srv.err" &
-srv=$!
-for i in $(seq 100); do
-	grep -q 'listening on port' "$tmp/srv.err" && break
-	sleep 0.1
-done
+listen "$tmp/fifo" --sessions 3 --idle 30
 for i in 1 2 3; do
 	expect 0 probe 127.0.0.1 --port "$port" --transport tcp --iters 50
 done
@@ -134,13 +136,7 @@ fi
 # A second client while a session runs: "server busy" at once, exit 3;
 # a session above the operator's caps: refused, exit 2, naming the cap.
 port=$(free_port)
-$wrap "$rck" -v probe --listen --transport tcp --bind 127.0.0.1 --port "$port" --sessions 3 --idle 30 \
-	--max-qps 2 --max-duration 5 >/dev/null 2>"$tmp/srv.err" &
-srv=$!
-for i in $(seq 100); do
-	grep -q 'listening on port' "$tmp/srv.err" && break
-	sleep 0.1
-done
+listen /dev/null --sessions 3 --idle 30 --max-qps 2 --max-duration 5
 timeout 20 "$rck" probe 127.0.0.1 --port "$port" --transport tcp --test lat --duration 3 >/dev/null 2>&1 &
 first=$!
 sleep 0.4

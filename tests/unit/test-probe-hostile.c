@@ -326,22 +326,19 @@ static void test_server_option_refusals(void **state)
 	struct rck_probe_opts o;
 
 	(void)state;
-	rck_probe_opts_init(&o);
-	o.port = 0;
-	o.max_qps = 0;
-	assert_int_equal(rck_probe_server_new(ctx, &o, &srv), -EINVAL);
-	rck_probe_opts_init(&o);
-	o.port = 0;
-	o.max_duration_s = 1.0 / 0.0;
-	assert_int_equal(rck_probe_server_new(ctx, &o, &srv), -EINVAL);
-	rck_probe_opts_init(&o);
-	o.port = 0;
-	o.max_size = 1;
-	assert_int_equal(rck_probe_server_new(ctx, &o, &srv), -EINVAL);
-	rck_probe_opts_init(&o);
-	o.port = 0;
-	o.hello_s = 0;
-	assert_int_equal(rck_probe_server_new(ctx, &o, &srv), -EINVAL);
+	for (int i = 0; i < 4; i++) {
+		rck_probe_opts_init(&o);
+		o.port = 0;
+		if (i == 0)
+			o.max_qps = 0;
+		else if (i == 1)
+			o.max_duration_s = 1.0 / 0.0;
+		else if (i == 2)
+			o.max_size = 1;
+		else
+			o.hello_s = 0;
+		assert_int_equal(rck_probe_server_new(ctx, &o, &srv), -EINVAL);
+	}
 	assert_null(srv);
 	rck_ctx_free(ctx);
 }
