@@ -26,7 +26,7 @@ listen() {
 	$wrap "$rck" -v probe --listen --transport tcp --bind 127.0.0.1 --port "$port" "$@" \
 		>"$out" 2>"$tmp/srv.err" &
 	srv=$!
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		grep -q 'listening on port' "$tmp/srv.err" && break
 		sleep 0.1
 	done
@@ -120,7 +120,7 @@ port=$(free_port)
 mkfifo "$tmp/fifo"
 head -c 1 "$tmp/fifo" >/dev/null &
 listen "$tmp/fifo" --sessions 3 --idle 30
-for i in 1 2 3; do
+for _ in 1 2 3; do
 	expect 0 probe 127.0.0.1 --port "$port" --transport tcp --iters 50
 done
 wait "$srv"
