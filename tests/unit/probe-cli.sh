@@ -23,11 +23,13 @@ free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1
 listen() {
 	local out=$1
 	shift
+	# Not the last server's line: the redirection below may wait for a FIFO's reader.
+	rm -f "$tmp/srv.err"
 	$wrap "$rck" -v probe --listen --transport tcp --bind 127.0.0.1 --port "$port" "$@" \
 		>"$out" 2>"$tmp/srv.err" &
 	srv=$!
 	for _ in $(seq 100); do
-		grep -q 'listening on port' "$tmp/srv.err" && break
+		grep -qs 'listening on port' "$tmp/srv.err" && break
 		sleep 0.1
 	done
 }
