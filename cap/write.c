@@ -176,7 +176,7 @@ static void write_timeline(struct emit *e, const struct rck_cap *cap)
 		const struct cap_bucket *b = &cap->buckets[i];
 
 		emit_obj_open(e, NULL);
-		emit_double(e, "start_s", "  %10s", 3, (double)i * iv);
+		emit_double(e, "start_s", "  %10s", 6, (double)i * iv);
 		emit_arr_open(e, "pause_us");
 		for (int p = 0; p < 8; p++)
 			emit_double(e, NULL, " %10s", 1, b->pause_us[p]);

@@ -182,7 +182,7 @@ static int parse(int argc, char **argv, struct args *a, enum rck_format *fmt)
 				return bad("invalid -c '%s': a count of frames, 1 or more", optarg);
 			break;
 		case 'G':
-			rc = number(c, optarg, 0.001, 1e7, &a->seconds);
+			rc = number(c, optarg, 1e-6, 1e7, &a->seconds);
 			break;
 		case OPT_SPEED:
 			rc = number(c, optarg, 0.01, 10000, &a->o.speed_gbps);
