@@ -130,5 +130,13 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 		bad "no CAP_NET_RAW: $got"
 fi
 
+# The man page's OPTIONS and the binary's options, both ways.
+man=${ROCECAP_MAN:-$HERE/../../man/rocecap.8}
+a=$($W "$ROCECAP" -h | grep -oE -- '--[a-z][a-z-]*' | sort -u)
+b=$(sed -n '/^\.SH OPTIONS/,/^\.SH FILTER/p' "$man" | grep -oE -- '\\-\\-[a-z][a-z\\-]*' |
+	sed 's/\\//g' | sort -u)
+[ "$a" = "$b" ] && ok "man page OPTIONS match rocecap -h ($(wc -w <<<"$a") long options)" ||
+	bad "man page and binary differ: $(diff <(echo "$a") <(echo "$b") | grep '^[<>]' | tr '\n' ' ')"
+
 echo "$((n - fails)) passed, $fails failed"
 [ "$fails" = 0 ]

@@ -20,7 +20,7 @@ extern "C" {
  *    (rck_cap_add()); nothing is kept of a frame after the call. Memory is
  *    bounded by opts->max_flows and opts->max_buckets, not by the number of
  *    frames, so a capture of any size streams through.
- *  - The decoder reads Ethernet (with any number of 802.1Q/802.1ad tags),
+ *  - The decoder reads Ethernet (with up to eight 802.1Q/802.1ad tags),
  *    Linux cooked (SLL, SLL2) and raw IP link types; PFC (MAC control
  *    opcode 0x0101) and PAUSE (0x0001); IPv4/IPv6 with DSCP/ECN; RoCEv2 on
  *    UDP 4791: BTH, AETH, RETH, DETH, CNP (opcode 0x81). Every length is
@@ -91,16 +91,17 @@ void rck_cap_free(struct rck_cap *cap);
  * captured out of @wirelen on the wire. Returns 0 for any frame, whatever
  * it held (undecodable frames are counted), -EINVAL for @caplen >
  * @wirelen or an unknown link type (counted as RCK_CAP_UNSUPPORTED_LINK
- * too), -ENOMEM when a flow could not be stored.
+ * too), -EBUSY after rck_cap_finish(), -ENOMEM when a flow could not be
+ * stored.
  */
 int rck_cap_add(struct rck_cap *cap, int linktype, uint64_t ts_ns, const void *data,
 		size_t caplen, size_t wirelen);
 
 /**
- * Close the open pause runs at their expiry time (the last frame's time
- * when that comes first) so that pause time and longest pause are final,
- * and sort the flows by trouble. Call after the last rck_cap_add() and
- * before reading results; further rck_cap_add() calls reopen the analysis.
+ * Close the open pause runs at their expiry time so that pause time and
+ * longest pause are final, judge the last storm windows and sort the flows
+ * by trouble. Call after the last rck_cap_add() and before reading
+ * results; rck_cap_add() refuses frames afterwards (-EBUSY).
  */
 void rck_cap_finish(struct rck_cap *cap);
 
