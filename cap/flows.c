@@ -39,13 +39,14 @@ static uint32_t *lookup(const struct cap_hash *h, const struct cap_key *k, const
 	}
 }
 
-/* Rebuild @h with room for @n entries at most half full. */
-static int rehash(struct cap_hash *h, uint32_t n, const void *arr, size_t stride)
+/* Rebuild @h over the @n entries of @arr, with room for @room entries at
+ * most half full. */
+static int rehash(struct cap_hash *h, uint32_t n, uint32_t room, const void *arr, size_t stride)
 {
 	struct cap_hash nh;
 	uint32_t slots = 16;
 
-	while (slots < 2 * n)
+	while (slots < 2 * room)
 		slots *= 2;
 	nh.slot = calloc(slots, sizeof(*nh.slot));
 	if (!nh.slot)
@@ -78,7 +79,7 @@ static int grow(void **arr, uint32_t n, uint32_t *alloc, size_t stride, struct c
 		*alloc = na;
 	}
 	if (!h->slot || 2 * (n + 1) > h->mask + 1)
-		return rehash(h, n + 1, *arr, stride);
+		return rehash(h, n, n + 1, *arr, stride);
 	return 0;
 }
 
