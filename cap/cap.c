@@ -138,6 +138,22 @@ static void cnp(struct rck_cap *cap, const struct cap_pkt *p)
 		cap->st[RCK_CAP_CNPS_UNMATCHED]++;
 }
 
+/* NAK counters come in the same order in both enums: PSN sequence error,
+ * RNR, other. -1 for an ACK or no AETH. */
+static int nak_offset(enum cap_aeth a)
+{
+	switch (a) {
+	case CAP_AETH_NAK_SEQ:
+		return 0;
+	case CAP_AETH_RNR:
+		return 1;
+	case CAP_AETH_NAK_OTHER:
+		return 2;
+	default:
+		return -1;
+	}
+}
+
 static int roce(struct rck_cap *cap, const struct cap_pkt *p, uint64_t t, size_t wirelen)
 {
 	struct rck_cap_flow *f;
@@ -145,7 +161,7 @@ static int roce(struct rck_cap *cap, const struct cap_pkt *p, uint64_t t, size_t
 	struct cap_pair *pr;
 	struct cap_key k;
 	uint32_t i;
-	int rc;
+	int rc, nak;
 
 	cap->st[RCK_CAP_ROCE_PACKETS]++;
 	cap->st[RCK_CAP_ROCE_BYTES] += wirelen;
@@ -160,12 +176,9 @@ static int roce(struct rck_cap *cap, const struct cap_pkt *p, uint64_t t, size_t
 	}
 	cap->st[RCK_CAP_FECN] += p->fecn;
 	cap->st[RCK_CAP_BECN] += p->becn;
-	if (p->aeth == CAP_AETH_NAK_SEQ)
-		cap->st[RCK_CAP_NAK_PSN_SEQ_ERR]++;
-	else if (p->aeth == CAP_AETH_RNR)
-		cap->st[RCK_CAP_NAK_RNR]++;
-	else if (p->aeth == CAP_AETH_NAK_OTHER)
-		cap->st[RCK_CAP_NAK_OTHER]++;
+	nak = nak_offset(p->aeth);
+	if (nak >= 0)
+		cap->st[RCK_CAP_NAK_PSN_SEQ_ERR + nak]++;
 	if (p->opcode == CAP_OP_CNP) {
 		cap->st[RCK_CAP_CNPS]++;
 		cnp(cap, p);
@@ -196,12 +209,8 @@ static int roce(struct rck_cap *cap, const struct cap_pkt *p, uint64_t t, size_t
 		f->st[RCK_CAP_FLOW_CE_MARKED]++;
 	else if (p->ecn)
 		f->st[RCK_CAP_FLOW_ECT_MARKED]++;
-	if (p->aeth == CAP_AETH_NAK_SEQ)
-		f->st[RCK_CAP_FLOW_NAK_PSN_SEQ_ERR]++;
-	else if (p->aeth == CAP_AETH_RNR)
-		f->st[RCK_CAP_FLOW_NAK_RNR]++;
-	else if (p->aeth == CAP_AETH_NAK_OTHER)
-		f->st[RCK_CAP_FLOW_NAK_OTHER]++;
+	if (nak >= 0)
+		f->st[RCK_CAP_FLOW_NAK_PSN_SEQ_ERR + nak]++;
 	if (sequenced(p->opcode))
 		psn(cap, f, p->psn);
 	if (p->opcode == CAP_OP_CNP)

@@ -84,31 +84,40 @@ static void usage(FILE *f)
 	}
 }
 
+/* One error line "rocecap: ..."; bad arguments add the usage. */
+static int complain(int rc, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+static int complain(int rc, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: ", prog);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	if (rc == EXIT_USAGE)
+		usage(stderr);
+	return rc;
+}
+
 static int bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int bad(const char *fmt, ...)
 {
 	va_list ap;
+	int rc;
 
-	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	rc = complain(EXIT_USAGE, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	usage(stderr);
-	return EXIT_USAGE;
+	return rc;
 }
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int fail(const char *fmt, ...)
 {
 	va_list ap;
+	int rc;
 
-	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	rc = complain(EXIT_FAIL, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	return EXIT_FAIL;
+	return rc;
 }
 
 static const struct cap_opt *find_opt(int val)
