@@ -346,6 +346,39 @@ static void test_malformed(void **state)
 	rck_cap_free(cap);
 }
 
+/* The same RoCE packet behind each link header rocecap decodes. */
+static void test_link_types(void **state)
+{
+	struct cg_roce r = flow_ab(0x0a, 1);
+	size_t len = cg_roce(buf, &r), ip = len - 14;
+	static uint8_t f[CG_MAX + 20];
+	struct rck_cap *cap = new_cap(0);
+
+	(void)state;
+	/* Linux cooked v1: packet type, ARPHRD, address length, 8-byte address, protocol. */
+	memset(f, 0, 16);
+	f[3] = 1;
+	f[14] = 0x08;
+	memcpy(f + 16, buf + 14, ip);
+	assert_int_equal(rck_cap_add(cap, RCK_CAP_LINK_LINUX_SLL, T0, f, 16 + ip, 16 + ip), 0);
+	/* Linux cooked v2: protocol first, 20 bytes. */
+	memset(f, 0, 20);
+	f[0] = 0x08;
+	memcpy(f + 20, buf + 14, ip);
+	assert_int_equal(rck_cap_add(cap, RCK_CAP_LINK_LINUX_SLL2, T0, f, 20 + ip, 20 + ip), 0);
+	/* Raw IP. */
+	assert_int_equal(rck_cap_add(cap, RCK_CAP_LINK_RAW, T0, buf + 14, ip, ip), 0);
+	f[0] = 0x50; /* neither IPv4 nor IPv6 */
+	assert_int_equal(rck_cap_add(cap, RCK_CAP_LINK_RAW, T0, f, 20, 20), 0);
+	rck_cap_finish(cap);
+	assert_int_equal(rck_cap_stat(cap, RCK_CAP_ROCE_PACKETS), 3);
+	assert_int_equal(rck_cap_stat(cap, RCK_CAP_MALFORMED), 1);
+	assert_int_equal(rck_cap_flow_count(cap), 1);
+	/* PSNs 1, 1, 1: the second and third are retransmissions. */
+	assert_int_equal(rck_cap_stat(cap, RCK_CAP_RETRANSMISSIONS), 2);
+	rck_cap_free(cap);
+}
+
 static void test_flow_cap(void **state)
 {
 	struct rck_cap_opts o;
@@ -424,6 +457,7 @@ int main(void)
 		cmocka_unit_test(test_vlan_ipv6),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_link_types),
 		cmocka_unit_test(test_flow_cap),
 		cmocka_unit_test(test_json),
 	};
