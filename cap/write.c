@@ -146,17 +146,25 @@ static void write_flow(struct emit *e, const struct rck_cap_flow *f)
 	emit_obj_close(e);
 }
 
+/* Text shows the worst TEXT_FLOWS flows unless asked for all of them. */
+#define TEXT_FLOWS 10
+
 static void write_flows(struct emit *e, const struct rck_cap *cap, unsigned int flags)
 {
-	if (!emit_is_json(e) && !(flags & RCK_CAP_WRITE_FLOWS))
-		return;
-	emit_text(e, "\nFlows, worst first:\n  %-22s %-22s %8s %5s %9s %12s %4s %6s %7s %6s %7s %6s %s\n",
-		  "src", "dst", "dest_qp", "sport", "packets", "bytes", "dscp", "vlan", "ce", "cnps",
-		  "retrans", "gaps", "naks seq/rnr/other");
+	size_t n = cap->nflows;
+
+	if (!emit_is_json(e) && !(flags & RCK_CAP_WRITE_FLOWS) && n > TEXT_FLOWS)
+		n = TEXT_FLOWS;
+	if (n)
+		emit_text(e, "\nFlows, worst first:\n  %-22s %-22s %8s %5s %9s %12s %4s %6s %7s %6s %7s %6s %s\n",
+			  "src", "dst", "dest_qp", "sport", "packets", "bytes", "dscp", "vlan", "ce", "cnps",
+			  "retrans", "gaps", "naks seq/rnr/other");
 	emit_arr_open(e, "flows");
-	for (size_t i = 0; i < cap->nflows; i++)
+	for (size_t i = 0; i < n; i++)
 		write_flow(e, rck_cap_flow(cap, i));
 	emit_arr_close(e);
+	if (n < cap->nflows)
+		emit_text(e, "  ... %zu more (--flows lists them all)\n", cap->nflows - n);
 }
 
 static void write_timeline(struct emit *e, const struct rck_cap *cap)

@@ -40,7 +40,7 @@ static const struct cap_opt options[] = {
 	{ "speed", OPT_SPEED, "GBPS", "link speed for pause quanta (default: IF's speed, else 100)" },
 	{ "json", 'j', NULL, "JSON output (schemas/rocecap.schema.json)" },
 	{ "pretty", 'p', NULL, "indented JSON (implies -j)" },
-	{ "flows", OPT_FLOWS, NULL, "text: the flow table, worst first" },
+	{ "flows", OPT_FLOWS, NULL, "text: every flow, not only the 10 worst" },
 	{ "opcodes", OPT_OPCODES, NULL, "text: packets per BTH opcode" },
 	{ "timeline", OPT_TIMELINE, NULL, "pause time and CE marks per interval" },
 	{ "timeline-svg", OPT_SVG, "FILE", "write the timeline as an SVG plot" },

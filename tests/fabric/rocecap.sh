@@ -17,10 +17,12 @@ command -v tshark >/dev/null || need "tshark not installed"
 PY=python3
 [ -x /usr/bin/python3 ] && PY=/usr/bin/python3
 T=$(mktemp -d)
-trap 'rm -rf "$T"; lab_down' EXIT
+# ROCECAP_KEEP=DIR keeps the captures, JSON and plots for a look afterwards.
+keep() { [ -z "${ROCECAP_KEEP:-}" ] || { mkdir -p "$ROCECAP_KEEP" && cp "$T"/* "$ROCECAP_KEEP"/; }; }
+trap 'keep; rm -rf "$T"; lab_down' EXIT
 
 lab_up cap 2 --add "$INJECT:/usr/local/bin/pfc-inject"
-trap 'rm -rf "$T"; lab_down' EXIT
+trap 'keep; rm -rf "$T"; lab_down' EXIT
 say "boot of 2 nodes: $BOOT_SECS s"
 rx n2 -- sh -c 'command -v rocecap && command -v tcpdump' >/dev/null || fail "rocecap or tcpdump missing in the guest"
 
@@ -55,7 +57,8 @@ capture_stop() {
 
 # analyse NAME: rocecap on the host into $T/NAME.json, and tshark's counts.
 analyse() {
-	"$ROCECAP" -r "$T/$1.pcap" -j >"$T/$1.json" || fail "rocecap -r $1.pcap"
+	"$ROCECAP" -r "$T/$1.pcap" -j --timeline --interval 0.01 --timeline-svg "$T/$1.svg" >"$T/$1.json" ||
+		fail "rocecap -r $1.pcap"
 	local out
 	out=$($PY "$SRC/tests/cap/tshark-compare.py" "$T/$1.pcap" "$T/$1.json" 2>&1) || fail "$1: $out"
 	ok "$1: $out"
@@ -116,4 +119,5 @@ analyse pfc
 got=$(jget "$T/pfc.json" 'j["pfc"]["frames"], j["pfc"]["priorities"][3]["frames"], j["pfc"]["priorities"][3]["xon"], j["pfc"]["priorities"][3]["pause_quanta"], j["pfc"]["priorities"][4]["pause_quanta"], j["pause"]["frames"], j["pause"]["pause_quanta"]')
 [ "$got" = "4 4 1 132070 2000 1 500" ] || fail "pfc: got '$got', want '4 4 1 132070 2000 1 500'"
 us=$(jget "$T/pfc.json" 'round(j["pfc"]["priorities"][3]["pause_us"], 1)')
+grep -q 'priority 4' "$T/pfc.svg" || fail "pfc: the timeline plot has no line for priority 4"
 ok "pfc: 4 PFC frames (priority 3: 132070 quanta = $us us at 100 Gb/s, one XON; priority 4: 2000), 1 PAUSE"

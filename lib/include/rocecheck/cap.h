@@ -212,7 +212,7 @@ int rck_cap_bucket(const struct rck_cap *cap, size_t i, double pause_us[RCK_CAP_
 
 /** What rck_cap_write() writes besides the summary. */
 enum rck_cap_write_flags {
-	RCK_CAP_WRITE_FLOWS = 1 << 0,    /**< text: the flow table (JSON always has the flows) */
+	RCK_CAP_WRITE_FLOWS = 1 << 0,    /**< text: every flow, not only the worst 10 (JSON always has all) */
 	RCK_CAP_WRITE_TIMELINE = 1 << 1, /**< the timeline */
 	RCK_CAP_WRITE_OPCODES = 1 << 2,  /**< text: packets per BTH opcode (JSON always has them) */
 };
