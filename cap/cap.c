@@ -211,8 +211,12 @@ static int roce(struct rck_cap *cap, const struct cap_pkt *p, uint64_t t, size_t
 		f->st[RCK_CAP_FLOW_ECT_MARKED]++;
 	if (nak >= 0)
 		f->st[RCK_CAP_FLOW_NAK_PSN_SEQ_ERR + nak]++;
-	if (sequenced(p->opcode))
+	if (sequenced(p->opcode)) {
+		uint64_t before = f->st[RCK_CAP_FLOW_RETRANSMISSIONS];
+
 		psn(cap, f, p->psn);
+		bk->retrans += f->st[RCK_CAP_FLOW_RETRANSMISSIONS] - before;
+	}
 	if (p->opcode == CAP_OP_CNP)
 		return 0;
 	/* Remember the pair's latest flow and latest CE-marked flow. */
@@ -364,7 +368,7 @@ RCK_EXPORT double rck_cap_interval_s(const struct rck_cap *cap)
 }
 
 RCK_EXPORT int rck_cap_bucket(const struct rck_cap *cap, size_t i, double pause_us[RCK_CAP_PAUSE_LEGACY + 1],
-			      uint64_t *ce_marked, uint64_t *roce_packets)
+			      uint64_t *ce_marked, uint64_t *roce_packets, uint64_t *retransmissions)
 {
 	if (i >= rck_cap_bucket_count(cap))
 		return -ERANGE;
@@ -374,5 +378,7 @@ RCK_EXPORT int rck_cap_bucket(const struct rck_cap *cap, size_t i, double pause_
 		*ce_marked = cap->buckets[i].ce;
 	if (roce_packets)
 		*roce_packets = cap->buckets[i].roce;
+	if (retransmissions)
+		*retransmissions = cap->buckets[i].retrans;
 	return 0;
 }

@@ -53,7 +53,7 @@ struct cap_pause {
 
 struct cap_bucket {
 	double pause_us[CAP_NPAUSE];
-	uint64_t ce, roce;
+	uint64_t ce, roce, retrans;
 };
 
 struct rck_cap {

@@ -26,6 +26,7 @@ static void fold(struct rck_cap *cap)
 				m.pause_us[p] += b->pause_us[p];
 			m.ce += b->ce;
 			m.roce += b->roce;
+			m.retrans += b->retrans;
 		}
 		*d = m;
 	}

@@ -1,5 +1,6 @@
 /* The rocecap timeline as an SVG plot: share of each interval paused per
- * priority (lines, top) and CE-marked packets per interval (bars, bottom). */
+ * priority (lines, top); CE-marked and retransmitted packets per interval
+ * (bars side by side, bottom, on one scale). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -24,12 +25,12 @@ static double xpos(double i, double n)
 	return L + (W - L - R) * (n > 0 ? i / n : 0);
 }
 
-static void axes(FILE *f, double span_s, uint64_t ce_max)
+static void axes(FILE *f, double span_s, uint64_t bar_max)
 {
 	fprintf(f, "<text x='%g' y='24' font-size='15'>rocecap timeline</text>\n", L);
 	fprintf(f, "<text x='12' y='%g' font-size='11' transform='rotate(-90 12 %g)'>paused %% of interval</text>\n",
 		TOP_Y + TOP_H, TOP_Y + TOP_H);
-	fprintf(f, "<text x='12' y='%g' font-size='11' transform='rotate(-90 12 %g)'>CE marks</text>\n",
+	fprintf(f, "<text x='12' y='%g' font-size='11' transform='rotate(-90 12 %g)'>packets</text>\n",
 		BOT_Y + BOT_H, BOT_Y + BOT_H);
 	fprintf(f, "<rect x='%g' y='%g' width='%g' height='%g' fill='none' stroke='#444'/>\n", L, TOP_Y,
 		W - L - R, TOP_H);
@@ -43,26 +44,47 @@ static void axes(FILE *f, double span_s, uint64_t ce_max)
 		fprintf(f, "<text x='%g' y='%g' font-size='10' text-anchor='middle'>%.3g s</text>\n", x,
 			BOT_Y + BOT_H + 14, span_s * i / 4);
 	}
-	fprintf(f, "<text x='%g' y='%g' font-size='10' text-anchor='end'>%" PRIu64 "</text>\n", L - 4, BOT_Y + 3,
-		ce_max);
+	if (bar_max)
+		fprintf(f, "<text x='%g' y='%g' font-size='10' text-anchor='end'>%" PRIu64 "</text>\n", L - 4,
+			BOT_Y + 8, bar_max);
+	else
+		fprintf(f, "<text x='%g' y='%g' font-size='12' fill='#666'>no CE-marked or retransmitted packets</text>\n",
+			L + 10, BOT_Y + 20);
 	fprintf(f, "<text x='%g' y='%g' font-size='10' text-anchor='end'>0</text>\n", L - 4, BOT_Y + BOT_H);
+	fprintf(f, "<rect x='%g' y='%g' width='12' height='8' fill='#d62728'/>"
+		   "<text x='%g' y='%g' font-size='11'>CE marked</text>\n", W - R + 10, BOT_Y, W - R + 26, BOT_Y + 8);
+	fprintf(f, "<rect x='%g' y='%g' width='12' height='8' fill='#ff9f1c'/>"
+		   "<text x='%g' y='%g' font-size='11'>retransmitted</text>\n", W - R + 10, BOT_Y + 16, W - R + 26,
+		BOT_Y + 24);
+}
+
+static void bar(FILE *f, double x, double w, double share, const char *color)
+{
+	double h = BOT_H * share;
+
+	if (h > 0)
+		fprintf(f, "<rect x='%.2f' y='%.1f' width='%.2f' height='%.1f' fill='%s'/>\n", x, BOT_Y + BOT_H - h, w,
+			h, color);
 }
 
 RCK_EXPORT int rck_cap_write_svg(const struct rck_cap *cap, FILE *f)
 {
 	size_t n = rck_cap_bucket_count(cap);
 	double iv_us = (double)cap->interval_ns / 1000.0;
-	uint64_t ce_max = 0;
+	uint64_t bar_max = 0;
 	int legend = 0;
 
-	for (size_t i = 0; i < n; i++)
-		if (cap->buckets[i].ce > ce_max)
-			ce_max = cap->buckets[i].ce;
+	for (size_t i = 0; i < n; i++) {
+		if (cap->buckets[i].ce > bar_max)
+			bar_max = cap->buckets[i].ce;
+		if (cap->buckets[i].retrans > bar_max)
+			bar_max = cap->buckets[i].retrans;
+	}
 	fprintf(f, "<?xml version='1.0' encoding='UTF-8'?>\n"
 		   "<svg xmlns='http://www.w3.org/2000/svg' width='%g' height='%g' viewBox='0 0 %g %g' "
 		   "font-family='sans-serif'>\n<rect width='100%%' height='100%%' fill='white'/>\n",
 		W, H, W, H);
-	axes(f, (double)n * iv_us / 1e6, ce_max);
+	axes(f, (double)n * iv_us / 1e6, bar_max);
 	for (unsigned int p = 0; p < CAP_NPAUSE; p++) {
 		if (!cap->pause[p].st[RCK_CAP_PAUSE_FRAMES])
 			continue;
@@ -87,13 +109,13 @@ RCK_EXPORT int rck_cap_write_svg(const struct rck_cap *cap, FILE *f)
 	if (!legend)
 		fprintf(f, "<text x='%g' y='%g' font-size='12' fill='#666'>no PFC or PAUSE frames</text>\n",
 			L + 10, TOP_Y + 20);
-	for (size_t i = 0; i < n && ce_max; i++) {
-		double h = BOT_H * (double)cap->buckets[i].ce / (double)ce_max;
+	for (size_t i = 0; i < n && bar_max; i++) {
+		const struct cap_bucket *b = &cap->buckets[i];
 		double x0 = xpos((double)i, (double)n), x1 = xpos((double)i + 1, (double)n);
+		double w = (x1 - x0) / 2 > 0.75 ? (x1 - x0) / 2 - 0.25 : 0.5;
 
-		if (h > 0)
-			fprintf(f, "<rect x='%.1f' y='%.1f' width='%.1f' height='%.1f' fill='#d62728'/>\n", x0,
-				BOT_Y + BOT_H - h, x1 - x0 > 1.5 ? x1 - x0 - 0.5 : 1, h);
+		bar(f, x0, w, (double)b->ce / (double)bar_max, "#d62728");
+		bar(f, x0 + w, w, (double)b->retrans / (double)bar_max, "#ff9f1c");
 	}
 	fprintf(f, "</svg>\n");
 	return fflush(f) || ferror(f) ? -EIO : 0;

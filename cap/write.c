@@ -174,11 +174,11 @@ static void write_timeline(struct emit *e, const struct rck_cap *cap)
 
 	emit_obj_open(e, "timeline");
 	emit_text(e, "\nTimeline:");
-	emit_double(e, "interval_s", " intervals of %s s; paused us per priority, CE-marked packets\n", 6, iv);
+	emit_double(e, "interval_s", " intervals of %s s; paused us per priority, CE-marked, retransmitted and RoCE packets\n", 6, iv);
 	emit_text(e, "  %10s", "start_s");
 	for (int p = 0; p < 8; p++)
 		emit_text(e, " %9s%d", "prio", p);
-	emit_text(e, " %10s %9s %9s\n", "pause", "ce", "roce");
+	emit_text(e, " %10s %9s %9s %9s\n", "pause", "ce", "retrans", "roce");
 	emit_arr_open(e, "buckets");
 	for (size_t i = 0; i < n; i++) {
 		const struct cap_bucket *b = &cap->buckets[i];
@@ -191,6 +191,7 @@ static void write_timeline(struct emit *e, const struct rck_cap *cap)
 		emit_arr_close(e);
 		emit_double(e, "legacy_pause_us", " %10s", 1, b->pause_us[RCK_CAP_PAUSE_LEGACY]);
 		emit_u64(e, "ce_marked", " %9s", b->ce);
+		emit_u64(e, "retransmissions", " %9s", b->retrans);
 		emit_u64(e, "roce_packets", " %9s\n", b->roce);
 		emit_obj_close(e);
 	}

@@ -127,10 +127,10 @@ static void test_xon_and_legacy_pause(void **state)
 	assert_true(rck_cap_pause_longest_us(cap, RCK_CAP_PAUSE_LEGACY) < 5.13);
 	/* Timeline of 1 ms buckets: 100 µs on priority 0 in bucket 0. */
 	assert_int_equal(rck_cap_bucket_count(cap), 3);
-	assert_int_equal(rck_cap_bucket(cap, 0, p, NULL, NULL), 0);
+	assert_int_equal(rck_cap_bucket(cap, 0, p, NULL, NULL, NULL), 0);
 	assert_true(p[0] > 99.99 && p[0] < 100.01);
 	assert_true(p[RCK_CAP_PAUSE_LEGACY] > 5.11);
-	assert_int_equal(rck_cap_bucket(cap, 3, p, NULL, NULL), -ERANGE);
+	assert_int_equal(rck_cap_bucket(cap, 3, p, NULL, NULL, NULL), -ERANGE);
 	rck_cap_free(cap);
 }
 
@@ -239,6 +239,14 @@ static void test_psn_gaps_and_retransmissions(void **state)
 	assert_int_equal(rck_cap_flow_stat(f, RCK_CAP_FLOW_PSN_MISSING), 4);
 	assert_int_equal(rck_cap_flow_stat(f, RCK_CAP_FLOW_RETRANSMISSIONS), 4);
 	assert_int_equal(rck_cap_stat(cap, RCK_CAP_RETRANSMISSIONS), 4);
+	{
+		uint64_t re = 0, roce = 0;
+
+		/* 12 packets 1 µs apart, all in the first 1 ms bucket. */
+		assert_int_equal(rck_cap_bucket(cap, 0, NULL, NULL, &roce, &re), 0);
+		assert_int_equal(re, 4);
+		assert_int_equal(roce, 12);
+	}
 	rck_cap_free(cap);
 }
 

@@ -32,7 +32,7 @@ jget() { $PY -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1
 capture_start() {
 	local n=$1 name=$2 out i
 	shift 2
-	out=$(rx "$n" --bg --log "/tmp/$name.log" -- tcpdump -i eth0 -s 256 -U -w "/tmp/$name.pcap" "$@") ||
+	out=$(rx "$n" --bg --log "/tmp/$name.log" -- tcpdump -i eth0 -s 256 -U --immediate-mode -w "/tmp/$name.pcap" "$@") ||
 		fail "$n: tcpdump: $out"
 	CAP_PID=${out%% *}
 	for ((i = 0; i < 50; i++)); do
@@ -45,6 +45,8 @@ capture_start() {
 # capture_stop NODE NAME: stop tcpdump, copy the file to $T/NAME.pcap.
 capture_stop() {
 	local n=$1 name=$2 i
+	# Immediate mode hands frames over as they come; a moment for the last.
+	sleep 0.5
 	rx "$n" -- kill -INT "$CAP_PID"
 	for ((i = 0; i < 50; i++)); do
 		rx "$n" -- kill -0 "$CAP_PID" 2>/dev/null || break

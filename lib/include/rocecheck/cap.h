@@ -202,13 +202,14 @@ const char *rck_cap_flow_dst(const struct rck_cap_flow *flow, char *buf, size_t 
 
 /**
  * Timeline: per bucket of rck_cap_interval_s() from the first frame, the
- * time paused on each priority (effective, µs) and the CE-marked packets.
+ * time paused on each priority (effective, µs), the CE-marked, all RoCE and
+ * the retransmitted packets. Any output pointer may be NULL.
  */
 size_t rck_cap_bucket_count(const struct rck_cap *cap);
 double rck_cap_interval_s(const struct rck_cap *cap);
 /** Returns 0, or -ERANGE for a bucket or priority out of range. */
 int rck_cap_bucket(const struct rck_cap *cap, size_t i, double pause_us[RCK_CAP_PAUSE_LEGACY + 1],
-		   uint64_t *ce_marked, uint64_t *roce_packets);
+		   uint64_t *ce_marked, uint64_t *roce_packets, uint64_t *retransmissions);
 
 /** What rck_cap_write() writes besides the summary. */
 enum rck_cap_write_flags {
