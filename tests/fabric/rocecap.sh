@@ -80,10 +80,12 @@ say "clean: $pk RoCE packets, ECT $ect, CE $ce, gaps $gaps, retransmissions $re,
 # 40 x 64 KiB at MTU 1024 or 4096: at least 640 WRITE packets.
 [ "$pk" -ge 640 ] || fail "clean: only $pk RoCE packets"
 [ "$ect" = "$pk" ] && [ "$ce" = 0 ] || fail "clean: ECT $ect of $pk, CE $ce (tclass 106 is ECT(0))"
-[ "$gaps" = 0 ] && [ "$re" = 0 ] || fail "clean: gaps $gaps, retransmissions $re without loss"
+# Nothing is lost, so no PSN is skipped; rxe's ACK timer may still fire on
+# a loaded runner under TCG and resend (retransmissions, reported only).
+[ "$gaps" = 0 ] || fail "clean: $gaps PSN gaps without loss"
 [ "$flows" -ge 2 ] || fail "clean: $flows flows (WRITEs one way, ACKs the other)"
 jget "$T/clean.json" '[f["dscp"] for f in j["flows"]]' | grep -qv '26' && fail "clean: DSCP other than 26"
-ok "clean: $pk packets all ECT(0), DSCP 26, no gaps or retransmissions, $flows flows"
+ok "clean: $pk packets all ECT(0), DSCP 26, no PSN gaps ($re timer retransmissions), $flows flows"
 
 # rocecap -i in the guest (live capture) saw the same run; wait for its -c or -G.
 for ((i = 0; i < 100; i++)); do
