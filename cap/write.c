@@ -28,7 +28,7 @@ static void write_pause(struct emit *e, const struct rck_cap *cap, unsigned int 
 {
 	const struct cap_pause *p = &cap->pause[prio];
 
-	emit_u64(e, "frames", row ? "  %-6s" : " %s frames", p->st[RCK_CAP_PAUSE_FRAMES]);
+	emit_u64(e, "frames", row ? " %9s" : " %s frames", p->st[RCK_CAP_PAUSE_FRAMES]);
 	emit_u64(e, "xoff", row ? " %6s" : ", XOFF %s", p->st[RCK_CAP_PAUSE_XOFF]);
 	emit_u64(e, "xon", row ? " %6s" : ", XON %s", p->st[RCK_CAP_PAUSE_XON]);
 	emit_u64(e, "pause_quanta", row ? " %10s" : ", quanta %s", p->st[RCK_CAP_PAUSE_QUANTA]);
@@ -47,13 +47,14 @@ static void write_pfc(struct emit *e, const struct rck_cap *cap)
 	stat(e, cap, RCK_CAP_PFC_FRAMES, "%s frames");
 	emit_text(e, " (quanta of 512 bit times at %g Gb/s)\n", cap->o.speed_gbps);
 	if (any)
-		emit_text(e, "  prio    frames   xoff    xon     quanta requested_us    paused_us   longest_us  storms\n");
+		emit_text(e, "  %4s %9s %6s %6s %10s %12s %12s %12s %7s\n", "prio", "frames", "xoff", "xon", "quanta",
+			  "requested_us", "paused_us", "longest_us", "storms");
 	emit_arr_open(e, "priorities");
 	for (unsigned int i = 0; i < 8; i++) {
 		if (!emit_is_json(e) && !cap->pause[i].st[RCK_CAP_PAUSE_FRAMES])
 			continue;
 		emit_obj_open(e, NULL);
-		emit_u64(e, "priority", "  %-4s", i);
+		emit_u64(e, "priority", "  %4s", i);
 		write_pause(e, cap, i, true);
 		emit_obj_close(e);
 	}
