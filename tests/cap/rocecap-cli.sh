@@ -36,17 +36,15 @@ got=$(jget "$T/s.json" '[f["cnps"] for f in j["flows"] if f["ce_marked"]] == [j[
 
 # Schema (python3-jsonschema).
 if $PY -c 'import jsonschema' 2>/dev/null; then
-	for f in "$T/s.json"; do
-		if out=$($PY -c "
+	if out=$($PY -c "
 import json, jsonschema, sys
 s = json.load(open('$ROCECAP_SCHEMA'))
 jsonschema.Draft202012Validator.check_schema(s)
-jsonschema.Draft202012Validator(s).validate(json.load(open('$f')))" 2>&1); then
-			ok "schema: $(basename "$f")"
-		else
-			bad "schema: $out"
-		fi
-	done
+jsonschema.Draft202012Validator(s).validate(json.load(open('$T/s.json')))" 2>&1); then
+		ok "schema: -j --timeline"
+	else
+		bad "schema: $out"
+	fi
 	rc -r "$T/s.pcap" -p >/dev/null
 	$PY -c "
 import json, jsonschema
@@ -100,11 +98,11 @@ for h in -h --help help; do
 	[ "$(rc $h)" = 0 ] && grep -q '^Usage: rocecap' "$T/out" && ok "$h: usage, exit 0" || bad "$h"
 done
 check_err() { # WANT_RC PATTERN ARGS...
-	local want=$1 pat=$2 got
+	local wrc=$1 pat=$2 got
 	shift 2
 	got=$(rc "$@")
-	if [ "$got" = "$want" ] && head -1 "$T/err" | grep -qE "^rocecap: $pat"; then
-		ok "rocecap $* -> $want"
+	if [ "$got" = "$wrc" ] && head -1 "$T/err" | grep -qE "^rocecap: $pat"; then
+		ok "rocecap $* -> $wrc"
 	else
 		bad "rocecap $* -> $got, stderr: $(head -1 "$T/err")"
 	fi
