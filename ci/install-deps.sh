@@ -21,7 +21,7 @@ test_pkgs=(valgrind iproute2 ethtool python3 jq clang libclang-rt-dev python3-js
 lab_pkgs=(
   qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static kmod cpio
   ibverbs-providers ibverbs-utils rdma-core rdmacm-utils perftest tcpdump
-  libgcc-s1 procps xz-utils
+  libgcc-s1 procps xz-utils dropbear-bin openssh-client
 )
 
 want=("${build_pkgs[@]}" "${test_pkgs[@]}")
