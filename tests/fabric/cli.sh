@@ -23,6 +23,10 @@ expect_rc 2 up --nodes 0
 expect_rc 2 up --nodes x
 expect_rc 2 up --bogus
 expect_rc 2 up --subnet 10.1
+expect_rc 2 up --rails 0
+expect_rc 2 up --rails 9
+expect_rc 2 up --rails 2 --subnet 10.255.1
+expect_rc 1 up --name fab-cli-none --agents --build-dir /nonexistent
 expect_rc 2 exec
 expect_rc 2 impair
 expect_rc 2 kill

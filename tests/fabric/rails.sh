@@ -110,3 +110,25 @@ out=$("$L" host -- sh -c 'timeout 60 ssh -F "$ROCELAB_SSH_CONFIG" n1 true && tim
 [ "$out" = n2 ] || fail "ssh n2-r1 hostname said '$out'"
 out=$("$L" host -- sh -c 'timeout 60 ssh -F "$ROCELAB_SSH_CONFIG" n1 rocecheck --version' 2>&1) || fail "ssh n1 rocecheck: $out"
 ok "ssh -F \$ROCELAB_SSH_CONFIG n1 true, n2-r1 on rail 1, rocecheck on the ssh PATH ($out)"
+
+# --- the launch API's ssh path for real: a template through the lab's ssh
+# config starts a stand-in agent (prints PORT TOKEN, then waits) on both
+# guests; a host ssh cannot resolve is unreachable with ssh's own words.
+LAUNCH_RUN=${LAUNCH_RUN:-${BUILD_DIR:+$BUILD_DIR/tests/fabric/launch-run}}
+if [ -n "$LAUNCH_RUN" ] && [ -x "$LAUNCH_RUN" ]; then
+	for n in n1 n2; do
+		printf '%s\n' '#!/bin/sh' 'h=$(hostname)' 'echo "$((20000 + ${h#n})) tok-$h"' 'exec sleep 120' |
+			rx "$n" -i -- sh -c 'cat >/tmp/fake-agent && chmod 755 /tmp/fake-agent' || fail "$n: fake agent"
+	done
+	out=$("$L" host -- sh -c '"$0" "ssh -F $ROCELAB_SSH_CONFIG {host}" 30000 n1 n2-r1 n9 -- /tmp/fake-agent' "$LAUNCH_RUN" 2>&1)
+	say "launch over ssh: $(tr '\n' ';' <<<"$out")"
+	grep -q '^n1 ready 20001 tok-n1 ' <<<"$out" || fail "ssh launch on n1: $out"
+	grep -q '^n2-r1 ready 20002 tok-n2 ' <<<"$out" || fail "ssh launch on n2 over rail 1: $out"
+	grep -q '^n9 unreachable 0 - .*reason: launcher ended before PORT TOKEN (exit status 255).*n9' <<<"$out" ||
+		fail "ssh launch on n9 is not unreachable with ssh's reason: $out"
+	left=$(rx n1 -- sh -c 'sleep 1; pgrep -c -f "^sleep 120$" || true')
+	say "stand-in agents left on n1 after the launcher was stopped: $left"
+	ok "launch API over ssh: n1 and n2 (rail 1) ready with their PORT TOKEN, n9 unreachable with ssh's reason"
+else
+	say "no launch-run helper: the ssh launcher section is skipped"
+fi

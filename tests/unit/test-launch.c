@@ -230,7 +230,10 @@ static void test_failures_are_results(void **state)
 	assert_int_equal(rck_launch_new(NULL, &o, hosts, 1, &l), 0);
 	assert_int_equal(rck_launch_start(l), 0);
 	assert_int_equal(rck_launch_host_status(l, 0), RCK_LAUNCH_UNREACHABLE);
-	assert_non_null(strstr(rck_launch_host_reason(l, 0), "cannot run '/nonexistent/launcher'"));
+	/* posix_spawn reports the failed exec; under valgrind the child exits 127. */
+	r = rck_launch_host_reason(l, 0);
+	if (!strstr(r, "cannot run '/nonexistent/launcher'") && !strstr(r, "exit status 127"))
+		fail_msg("reason: %s", r);
 	rck_launch_free(l);
 	assert_int_equal(waitpid(-1, NULL, WNOHANG), -1);
 }
