@@ -360,7 +360,7 @@ static int spawn(struct rck_launch *l, struct lhost *h)
 }
 
 /* "PORT TOKEN": a port 1..65535 and a token of [A-Za-z0-9+/=_.-]. */
-static bool parse_line(const char *s, unsigned int *port, char **token)
+bool rck_launch_parse_line(const char *s, unsigned int *port, char **token)
 {
 	char *end;
 	unsigned long p;
@@ -422,7 +422,7 @@ static void read_out(struct rck_launch *l, struct lhost *h, uint64_t now)
 			return;
 		}
 		*nl = '\0';
-		if (!parse_line(h->line, &h->port, &h->token)) {
+		if (!rck_launch_parse_line(h->line, &h->port, &h->token)) {
 			char p[64];
 			printable(h->line, (size_t)(nl - h->line), p, sizeof(p));
 			host_fail(l, h, now, false, "launcher printed '%s', not PORT TOKEN", p);

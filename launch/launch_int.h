@@ -59,6 +59,9 @@ struct rck_launch {
 	bool started;
 };
 
+/* One "PORT TOKEN" line (no newline; a trailing CR is allowed): true with
+ * *port and *token (the caller frees it) set, false for anything else. */
+bool rck_launch_parse_line(const char *s, unsigned int *port, char **token);
 /* Monotonic milliseconds. */
 uint64_t rck_launch_now_ms(void);
 /* Reads a host's stderr without blocking into its tail; closes it at EOF. */
