@@ -307,7 +307,11 @@ static void test_many_capped(void **state)
 		hosts[i] = names[i];
 	}
 	/* x* hosts fail (the template runs "fail" for them). */
-	script("mix", "case $1 in x*) exec \"$(dirname \"$0\")/fail\" ;; esac; exec \"$(dirname \"$0\")/ok\" \"$@\"");
+	/* Each start marks itself in fl/ while it waits: their count is how
+	 * many were in flight at once. */
+	script("mix", "d=$(dirname \"$0\"); mkdir -p \"$d/fl\"; mkdir \"$d/fl/$1\"\n"
+		      "ls \"$d/fl\" | wc -l >>\"$d/inflight\"; sleep 0.05; rmdir \"$d/fl/$1\"\n"
+		      "case $1 in x*) exec \"$d/fail\" ;; esac; exec \"$d/ok\" \"$@\"");
 	rck_launch_opts_init(&o);
 	snprintf(t, sizeof(t), "%s/mix {host}", dir);
 	o.launcher = t;
@@ -331,7 +335,17 @@ static void test_many_capped(void **state)
 	}
 	assert_int_equal(ready, N - N / 10);
 	assert_int_equal(bad, N / 10);
-	print_message("# %d hosts, 16 in flight: decided in %llu ms\n", N, (unsigned long long)(ms() - t0));
+	unsigned long long took = ms() - t0;
+	char path[128];
+	unsigned int most = 0, v;
+	snprintf(path, sizeof(path), "%s/inflight", dir);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	while (fscanf(f, "%u", &v) == 1)
+		most = v > most ? v : most;
+	fclose(f);
+	print_message("# %d hosts, at most 16 in flight (seen %u): decided in %llu ms\n", N, most, took);
+	assert_true(most >= 2 && most <= 16);
 	rck_launch_free(l);
 	assert_int_equal(waitpid(-1, NULL, WNOHANG), -1);
 }
