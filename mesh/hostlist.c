@@ -12,6 +12,7 @@
 
 #include "internal.h"
 #include "rocecheck/mesh.h"
+#include "hostlist.h"
 #include "strset.h"
 
 /* Nine digits keep every bound and count inside 32 bits. */
@@ -21,6 +22,7 @@
 struct rck_hostlist {
 	struct strset set;
 	unsigned int dups;
+	unsigned int max; /* RCK_HOSTLIST_MAX, lower for fuzzing */
 };
 
 /* One parse: where messages go and the names expanded so far (added to the
@@ -31,7 +33,9 @@ struct hl_parse {
 	const char *prefix; /* "NAME:LINE:" for hostfiles, "" otherwise */
 	char **names;
 	unsigned int n, cap;
-	unsigned int room; /* names the list may still take */
+	const struct strset *have; /* the list's names: they take no room */
+	unsigned int room;         /* new names the list may still take */
+	unsigned int max;
 };
 
 RCK_PRINTF(3, 4) static int fail(struct hl_parse *p, int rc, const char *fmt, ...)
@@ -129,9 +133,9 @@ static int parse_group(struct hl_parse *p, const char *s, size_t len, size_t *i,
 		 * width of every number of the range. */
 		r.width = dlo > 1 && s[at] == '0' ? dlo : 0;
 		g->count += (uint64_t)r.hi - r.lo + 1;
-		if (g->count > RCK_HOSTLIST_MAX)
-			return fail(p, -E2BIG, "column %zu: bracket group expands to more than %d hosts",
-				    col0 + open + 1, RCK_HOSTLIST_MAX);
+		if (g->count > p->max)
+			return fail(p, -E2BIG, "column %zu: bracket group expands to more than %u hosts",
+				    col0 + open + 1, p->max);
 		nr = realloc(g->r, (g->n + 1) * sizeof(*g->r));
 		if (!nr)
 			return -ENOMEM;
@@ -154,8 +158,11 @@ static int push_name(struct hl_parse *p, const char *name)
 {
 	char *copy;
 
-	if (p->n >= p->room)
-		return fail(p, -E2BIG, "more than %d hosts", RCK_HOSTLIST_MAX);
+	if (strset_find(p->have, name, NULL) != 0) {
+		if (!p->room)
+			return fail(p, -E2BIG, "more than %u hosts", p->max);
+		p->room--;
+	}
 	if (p->n == p->cap) {
 		unsigned int cap = p->cap ? p->cap * 2 : 16;
 		char **nn = realloc(p->names, cap * sizeof(*nn));
@@ -259,9 +266,9 @@ static int parse_token(struct hl_parse *p, const char *s, size_t start, size_t e
 			if (rc)
 				goto out;
 			total *= sg->g.count;
-			if (total > RCK_HOSTLIST_MAX) {
-				rc = fail(p, -E2BIG, "column %zu: expands to more than %d hosts",
-					  col0 + start + 1, RCK_HOSTLIST_MAX);
+			if (total > p->max) {
+				rc = fail(p, -E2BIG, "column %zu: expands to more than %u hosts",
+					  col0 + start + 1, p->max);
 				goto out;
 			}
 		} else if (i < end) {
@@ -319,7 +326,9 @@ static void parse_init(struct hl_parse *p, const struct rck_hostlist *hl, char *
 	p->err = err;
 	p->errlen = errlen;
 	p->prefix = "";
-	p->room = RCK_HOSTLIST_MAX - hl->set.n;
+	p->have = &hl->set;
+	p->max = hl->max;
+	p->room = hl->max - hl->set.n;
 	if (err && errlen)
 		err[0] = '\0';
 }
@@ -359,6 +368,7 @@ RCK_EXPORT int rck_hostlist_new(struct rck_hostlist **out)
 	hl = calloc(1, sizeof(*hl));
 	if (!hl)
 		return -ENOMEM;
+	hl->max = RCK_HOSTLIST_MAX;
 	*out = hl;
 	return 0;
 }
@@ -522,4 +532,10 @@ RCK_EXPORT const char *rck_hostlist_get(const struct rck_hostlist *hl, unsigned 
 RCK_EXPORT unsigned int rck_hostlist_duplicates(const struct rck_hostlist *hl)
 {
 	return hl ? hl->dups : 0;
+}
+
+void hostlist_set_max(struct rck_hostlist *hl, unsigned int max)
+{
+	if (max >= hl->set.n && max <= RCK_HOSTLIST_MAX)
+		hl->max = max;
 }

@@ -1,7 +1,7 @@
 /* Scheduler: greedy list scheduling in the plan's order. Each NIC keeps its
- * units in plan order; when a NIC frees, the first of its pending units
- * whose NICs are all free starts. No round barriers: the circle order only
- * decides who goes first. */
+ * units in plan order; when NICs free, the first of their pending units
+ * whose NICs are all free start, earliest in the plan first. No round
+ * barriers: the circle order only decides who goes first. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +18,7 @@ struct mesh_sched {
 	uint32_t *dirty;    /* NICs freed since they were last looked at */
 	uint8_t *in_dirty;
 	size_t n_dirty;
+	uint64_t *cand;     /* unit << 32 | NIC: candidates of one pass */
 	uint8_t *dead;      /* per host */
 	uint32_t *hoff, *hnics; /* NICs of each host */
 	uint32_t *retest;   /* FIFO */
@@ -48,12 +49,13 @@ int mesh_sched_new(const struct mesh_plan *p, struct mesh_sched **out)
 	s->head = malloc((nn + 1) * sizeof(*s->head));
 	s->dirty = malloc((nn + 1) * sizeof(*s->dirty));
 	s->in_dirty = calloc(nn + 1, 1);
+	s->cand = malloc((nn + 1) * sizeof(*s->cand));
 	s->dead = calloc(p->n_hosts + 1, 1);
 	s->hoff = calloc(p->n_hosts + 2, sizeof(*s->hoff));
 	s->hnics = malloc((nn + 1) * sizeof(*s->hnics));
 	s->retest = malloc((nu + 1) * sizeof(*s->retest));
 	s->unreach = malloc((nu + 1) * sizeof(*s->unreach));
-	if (!s->state || !s->busy || !s->off || !s->list || !s->head || !s->dirty || !s->in_dirty ||
+	if (!s->state || !s->busy || !s->off || !s->list || !s->head || !s->dirty || !s->in_dirty || !s->cand ||
 	    !s->dead || !s->hoff || !s->hnics || !s->retest || !s->unreach) {
 		mesh_sched_free(s);
 		return -ENOMEM;
@@ -109,6 +111,7 @@ void mesh_sched_free(struct mesh_sched *s)
 	free(s->head);
 	free(s->dirty);
 	free(s->in_dirty);
+	free(s->cand);
 	free(s->dead);
 	free(s->hoff);
 	free(s->hnics);
@@ -142,16 +145,22 @@ static bool unit_dead(const struct mesh_sched *s, uint32_t u)
 	return false;
 }
 
+static void mark_dirty(struct mesh_sched *s, uint32_t nic)
+{
+	if (!s->in_dirty[nic]) {
+		s->in_dirty[nic] = 1;
+		s->dirty[s->n_dirty++] = nic;
+	}
+}
+
 static void book(struct mesh_sched *s, uint32_t u, uint8_t busy)
 {
 	const uint32_t *n = unit_nics(s, u);
 
 	for (uint32_t k = 0; k < s->p->units[u].n_nics; k++) {
 		s->busy[n[k]] = busy;
-		if (!busy && !s->in_dirty[n[k]]) {
-			s->in_dirty[n[k]] = 1;
-			s->dirty[s->n_dirty++] = n[k];
-		}
+		if (!busy)
+			mark_dirty(s, n[k]);
 	}
 }
 
@@ -172,6 +181,53 @@ static uint32_t pick(struct mesh_sched *s, uint32_t nic)
 	return UINT32_MAX;
 }
 
+static int cmp_cand(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+/* Start units on the NICs freed since last time, lowest plan position
+ * first: every dirty NIC names its best candidate, the candidates start in
+ * plan order, and a NIC whose candidate lost its NICs to an earlier one
+ * looks again. So the plan's order wins ties, whatever order NICs freed in. */
+static size_t start_sweep(struct mesh_sched *s, struct mesh_event *ev, size_t n, size_t max)
+{
+	while (n < max && s->n_dirty) {
+		size_t nc = 0;
+
+		while (s->n_dirty) {
+			uint32_t nic = s->dirty[--s->n_dirty], u;
+
+			s->in_dirty[nic] = 0;
+			if (s->busy[nic] || s->off[nic] == s->off[nic + 1])
+				continue;
+			u = pick(s, nic);
+			if (u != UINT32_MAX)
+				s->cand[nc++] = (uint64_t)u << 32 | nic;
+		}
+		if (!nc)
+			break;
+		qsort(s->cand, nc, sizeof(*s->cand), cmp_cand);
+		for (size_t i = 0; i < nc; i++) {
+			uint32_t u = (uint32_t)(s->cand[i] >> 32), nic = (uint32_t)s->cand[i];
+
+			if (n < max && s->state[u] == MESH_U_PENDING && unit_free(s, u)) {
+				s->state[u] = MESH_U_RUNNING;
+				s->pending--;
+				s->running++;
+				book(s, u, 1);
+				ev[n].unit = u;
+				ev[n++].kind = MESH_EV_START;
+			} else if (!s->busy[nic]) {
+				mark_dirty(s, nic);
+			}
+		}
+	}
+	return n;
+}
+
 size_t mesh_sched_next(struct mesh_sched *s, struct mesh_event *ev, size_t max)
 {
 	size_t n = 0;
@@ -180,25 +236,8 @@ size_t mesh_sched_next(struct mesh_sched *s, struct mesh_event *ev, size_t max)
 		ev[n].unit = s->unreach[s->unreach_head++];
 		ev[n++].kind = MESH_EV_UNREACHABLE;
 	}
-	if (s->pending) {
-		while (n < max && s->n_dirty) {
-			uint32_t nic = s->dirty[--s->n_dirty], u;
-
-			s->in_dirty[nic] = 0;
-			if (s->busy[nic] || s->off[nic] == s->off[nic + 1])
-				continue;
-			u = pick(s, nic);
-			if (u == UINT32_MAX)
-				continue;
-			s->state[u] = MESH_U_RUNNING;
-			s->pending--;
-			s->running++;
-			book(s, u, 1);
-			ev[n].unit = u;
-			ev[n++].kind = MESH_EV_START;
-		}
-		return n;
-	}
+	if (s->pending)
+		return start_sweep(s, ev, n, max);
 	/* The sweep is over once nothing runs: then retests, one at a time. */
 	while (n < max && !s->running && s->retest_head < s->retest_tail) {
 		uint32_t u = s->retest[s->retest_head++];

@@ -128,13 +128,14 @@ int mesh_sim_run(struct mesh_sched *s, const struct mesh_sim_opts *o, struct mes
 			mesh_sched_host_dead(s, (uint32_t)o->dead_host);
 			continue;
 		}
-		{
+		/* Everything that ends at one instant ends before anything starts. */
+		now = h.a[0].t;
+		if (now > st->makespan)
+			st->makespan = now;
+		while (h.n && h.a[0].t == now && !rc) {
 			struct item it = heap_pop(&h);
 			bool suspect;
 
-			now = it.t;
-			if (now > st->makespan)
-				st->makespan = now;
 			if (o->on_done)
 				o->on_done(o->arg, it.unit, now);
 			suspect = o->suspect && mesh_sched_state(s, it.unit) == MESH_U_RUNNING &&
@@ -145,9 +146,9 @@ int mesh_sim_run(struct mesh_sched *s, const struct mesh_sim_opts *o, struct mes
 				st->sched_seconds += now_s() - t0;
 				st->sched_calls++;
 			}
-			if (rc)
-				break;
 		}
+		if (rc)
+			break;
 	}
 	free(h.a);
 	return rc;
