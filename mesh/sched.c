@@ -1,12 +1,24 @@
 /* Scheduler: greedy list scheduling in the plan's order. Each NIC keeps its
  * units in plan order; when NICs free, the first of their pending units
  * whose NICs are all free start, earliest in the plan first. No round
- * barriers: the circle order only decides who goes first. */
+ * barriers: the circle order only decides who goes first.
+ *
+ * In a busy sweep few NICs are free at a time (about 3 of 128 with 10%
+ * spread in probe durations), while a NIC's list holds 2(n-1) units mostly
+ * blocked by busy partners. So a freed NIC of a plan of two-NIC units asks
+ * the pair index about each free NIC instead of scanning its list, when
+ * that is shorter: the per-probe cost stays flat as n grows. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "pairidx.h"
 #include "sched.h"
+
+/* List entries looked at before the pair index is asked. */
+#define PICK_WINDOW 4
+/* Largest plan (in NICs) given the dense pair table: 4096^2 x 4 bytes. */
+#define DENSE_MAX_NICS 4096
 
 struct mesh_sched {
 	const struct mesh_plan *p;
@@ -14,11 +26,22 @@ struct mesh_sched {
 	uint8_t *busy;      /* per NIC */
 	uint32_t *off;      /* per NIC: its units are list[off[n] .. off[n+1]) */
 	uint32_t *list;
+	uint32_t *partner;  /* pairs_only: per list entry the unit's other NIC */
 	uint32_t *head;     /* per NIC: list[off[n] .. head[n]) are all finished */
 	uint32_t *dirty;    /* NICs freed since they were last looked at */
 	uint8_t *in_dirty;
 	size_t n_dirty;
 	uint64_t *cand;     /* unit << 32 | NIC: candidates of one pass */
+	uint32_t *freeset;  /* NICs not busy, in no order */
+	uint32_t *freepos;  /* per NIC: its place in freeset */
+	size_t n_free;
+	bool pairs_only;    /* every unit has two NICs: the pair index works */
+	struct pairidx idx;
+	/* pairs_only with at most DENSE_MAX_NICS NICs: per NIC pair (row u,
+	 * column v) the earliest pending unit joining them, UINT32_MAX none.
+	 * A row is contiguous, so asking it about the free NICs stays in cache. */
+	uint32_t *dense;
+	uint32_t *pair_next; /* with dense: the next unit of the same NIC pair */
 	uint8_t *dead;      /* per host */
 	uint32_t *hoff, *hnics; /* NICs of each host */
 	uint32_t *retest;   /* FIFO */
@@ -29,7 +52,12 @@ struct mesh_sched {
 	unsigned int running;
 };
 
-int mesh_sched_new(const struct mesh_plan *p, struct mesh_sched **out)
+static const uint32_t *unit_nics(const struct mesh_sched *s, uint32_t u)
+{
+	return s->p->unit_nics + s->p->units[u].first_nic;
+}
+
+int mesh_sched_new(const struct mesh_plan *p, unsigned int flags, struct mesh_sched **out)
 {
 	struct mesh_sched *s;
 	size_t nn, nu;
@@ -50,12 +78,14 @@ int mesh_sched_new(const struct mesh_plan *p, struct mesh_sched **out)
 	s->dirty = malloc((nn + 1) * sizeof(*s->dirty));
 	s->in_dirty = calloc(nn + 1, 1);
 	s->cand = malloc((nn + 1) * sizeof(*s->cand));
+	s->freeset = malloc((nn + 1) * sizeof(*s->freeset));
+	s->freepos = malloc((nn + 1) * sizeof(*s->freepos));
 	s->dead = calloc(p->n_hosts + 1, 1);
 	s->hoff = calloc(p->n_hosts + 2, sizeof(*s->hoff));
 	s->hnics = malloc((nn + 1) * sizeof(*s->hnics));
 	s->retest = malloc((nu + 1) * sizeof(*s->retest));
 	s->unreach = malloc((nu + 1) * sizeof(*s->unreach));
-	if (!s->state || !s->busy || !s->off || !s->list || !s->head || !s->dirty || !s->in_dirty || !s->cand ||
+	if (!s->state || !s->busy || !s->off || !s->list || !s->head || !s->dirty || !s->in_dirty || !s->cand || !s->freeset || !s->freepos ||
 	    !s->dead || !s->hoff || !s->hnics || !s->retest || !s->unreach) {
 		mesh_sched_free(s);
 		return -ENOMEM;
@@ -95,6 +125,49 @@ int mesh_sched_new(const struct mesh_plan *p, struct mesh_sched **out)
 		}
 		free(fill);
 	}
+	for (size_t n = 0; n < nn; n++) {
+		s->freeset[n] = (uint32_t)n;
+		s->freepos[n] = (uint32_t)n;
+	}
+	s->n_free = nn;
+	s->pairs_only = !(flags & MESH_SCHED_NO_PAIRIDX);
+	for (size_t u = 0; u < nu && s->pairs_only; u++)
+		s->pairs_only = p->units[u].n_nics == 2;
+	if (s->pairs_only) {
+		/* The partner beside each entry: a check touches no unit record. */
+		s->partner = malloc((p->n_unit_nics + 1) * sizeof(*s->partner));
+		if (!s->partner || pairidx_build(&s->idx, p)) {
+			mesh_sched_free(s);
+			return -ENOMEM;
+		}
+		for (size_t n = 0; n < nn; n++)
+			for (uint32_t j = s->off[n]; j < s->off[n + 1]; j++) {
+				const uint32_t *un = unit_nics(s, s->list[j]);
+
+				s->partner[j] = un[0] == n ? un[1] : un[0];
+			}
+		if (nn <= DENSE_MAX_NICS && !(flags & MESH_SCHED_NO_DENSE)) {
+			s->dense = malloc(nn * nn * sizeof(*s->dense) + 1);
+			if (!s->dense) {
+				mesh_sched_free(s);
+				return -ENOMEM;
+			}
+			memset(s->dense, 0xff, nn * nn * sizeof(*s->dense));
+			s->pair_next = malloc((nu + 1) * sizeof(*s->pair_next));
+			if (!s->pair_next) {
+				mesh_sched_free(s);
+				return -ENOMEM;
+			}
+			/* Units are in plan order: the first seen per pair is the earliest. */
+			for (size_t u = nu; u-- > 0;) {
+				const uint32_t *un = unit_nics(s, (uint32_t)u);
+
+				s->pair_next[u] = s->dense[un[0] * nn + un[1]];
+				s->dense[un[0] * nn + un[1]] = (uint32_t)u;
+				s->dense[un[1] * nn + un[0]] = (uint32_t)u;
+			}
+		}
+	}
 	s->pending = nu;
 	*out = s;
 	return 0;
@@ -108,21 +181,22 @@ void mesh_sched_free(struct mesh_sched *s)
 	free(s->busy);
 	free(s->off);
 	free(s->list);
+	free(s->partner);
 	free(s->head);
 	free(s->dirty);
 	free(s->in_dirty);
 	free(s->cand);
+	free(s->freeset);
+	free(s->freepos);
+	free(s->dense);
+	free(s->pair_next);
+	pairidx_free(&s->idx);
 	free(s->dead);
 	free(s->hoff);
 	free(s->hnics);
 	free(s->retest);
 	free(s->unreach);
 	free(s);
-}
-
-static const uint32_t *unit_nics(const struct mesh_sched *s, uint32_t u)
-{
-	return s->p->unit_nics + s->p->units[u].first_nic;
 }
 
 static bool unit_free(const struct mesh_sched *s, uint32_t u)
@@ -145,6 +219,25 @@ static bool unit_dead(const struct mesh_sched *s, uint32_t u)
 	return false;
 }
 
+/* Unit @u is no longer pending: its pair's entry moves to the next one. */
+static void left_pending(struct mesh_sched *s, uint32_t u)
+{
+	const uint32_t *un;
+	uint32_t next;
+
+	s->pending--;
+	if (!s->dense)
+		return;
+	un = unit_nics(s, u);
+	if (s->dense[(size_t)un[0] * s->p->n_nics + un[1]] != u)
+		return;
+	next = s->pair_next[u];
+	while (next != UINT32_MAX && s->state[next] != MESH_U_PENDING)
+		next = s->pair_next[next];
+	s->dense[(size_t)un[0] * s->p->n_nics + un[1]] = next;
+	s->dense[(size_t)un[1] * s->p->n_nics + un[0]] = next;
+}
+
 static void mark_dirty(struct mesh_sched *s, uint32_t nic)
 {
 	if (!s->in_dirty[nic]) {
@@ -158,24 +251,71 @@ static void book(struct mesh_sched *s, uint32_t u, uint8_t busy)
 	const uint32_t *n = unit_nics(s, u);
 
 	for (uint32_t k = 0; k < s->p->units[u].n_nics; k++) {
-		s->busy[n[k]] = busy;
-		if (!busy)
-			mark_dirty(s, n[k]);
+		uint32_t nic = n[k];
+
+		s->busy[nic] = busy;
+		if (busy) {
+			/* Out of the free set: the last one takes its place. */
+			uint32_t last = s->freeset[--s->n_free];
+
+			s->freeset[s->freepos[nic]] = last;
+			s->freepos[last] = s->freepos[nic];
+		} else {
+			s->freepos[nic] = (uint32_t)s->n_free;
+			s->freeset[s->n_free++] = nic;
+			mark_dirty(s, nic);
+		}
 	}
 }
 
 /* The first pending unit of NIC @nic that can start, or UINT32_MAX. */
 static uint32_t pick(struct mesh_sched *s, uint32_t nic)
 {
-	uint32_t end = s->off[nic + 1];
+	uint32_t end = s->off[nic + 1], j;
 
 	/* Nothing on a free NIC is running, so the front is pending or finished. */
 	while (s->head[nic] < end && s->state[s->list[s->head[nic]]] != MESH_U_PENDING)
 		s->head[nic]++;
-	for (uint32_t j = s->head[nic]; j < end; j++) {
+	/* Usually the first few are it (all NICs freed at once, or a partner
+	 * freed just before): look there first. */
+	for (j = s->head[nic]; j < end && j < s->head[nic] + PICK_WINDOW; j++) {
 		uint32_t u = s->list[j];
 
-		if (s->state[u] == MESH_U_PENDING && unit_free(s, u))
+		if (s->state[u] == MESH_U_PENDING &&
+		    (s->partner ? !s->busy[s->partner[j]] : unit_free(s, u)))
+			return u;
+	}
+	if (s->dense && end - j > s->n_free) {
+		const uint32_t *row = s->dense + (size_t)nic * s->p->n_nics;
+		uint32_t best = UINT32_MAX;
+
+		for (size_t i = 0; i < s->n_free; i++)
+			if (row[s->freeset[i]] < best)
+				best = row[s->freeset[i]];
+		return best;
+	}
+	if (s->pairs_only && end - j > s->n_free) {
+		uint32_t best = UINT32_MAX;
+
+		for (size_t i = 0; i < s->n_free; i++) {
+			uint32_t v = s->freeset[i], n;
+			const uint32_t *us = v == nic ? NULL : pairidx_get(&s->idx, nic, v, &n);
+
+			/* Ascending: the first pending one is the pair's earliest. */
+			for (uint32_t k = 0; us && k < n; k++)
+				if (s->state[us[k]] == MESH_U_PENDING) {
+					if (us[k] < best)
+						best = us[k];
+					break;
+				}
+		}
+		return best;
+	}
+	for (; j < end; j++) {
+		uint32_t u = s->list[j];
+
+		if (s->state[u] == MESH_U_PENDING &&
+		    (s->partner ? !s->busy[s->partner[j]] : unit_free(s, u)))
 			return u;
 	}
 	return UINT32_MAX;
@@ -215,7 +355,7 @@ static size_t start_sweep(struct mesh_sched *s, struct mesh_event *ev, size_t n,
 
 			if (n < max && s->state[u] == MESH_U_PENDING && unit_free(s, u)) {
 				s->state[u] = MESH_U_RUNNING;
-				s->pending--;
+				left_pending(s, u);
 				s->running++;
 				book(s, u, 1);
 				ev[n].unit = u;
@@ -295,7 +435,7 @@ int mesh_sched_host_dead(struct mesh_sched *s, uint32_t host)
 
 			if (s->state[u] == MESH_U_PENDING) {
 				s->state[u] = MESH_U_UNREACHABLE;
-				s->pending--;
+				left_pending(s, u);
 				s->unreach[s->unreach_tail++] = u;
 				count++;
 			} else if (s->state[u] == MESH_U_RETEST_QUEUED) {

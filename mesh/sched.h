@@ -33,8 +33,13 @@ struct mesh_event {
 
 struct mesh_sched;
 
+/* How a freed NIC finds its next unit; the result is the same, only the
+ * cost differs. Tests force each way; 0 picks by plan size. */
+#define MESH_SCHED_NO_DENSE (1u << 0)   /* no dense NIC x NIC table */
+#define MESH_SCHED_NO_PAIRIDX (1u << 1) /* scan NIC lists only */
+
 /* The plan must outlive the scheduler. 0, -EINVAL, -ENOMEM. */
-int mesh_sched_new(const struct mesh_plan *p, struct mesh_sched **out);
+int mesh_sched_new(const struct mesh_plan *p, unsigned int flags, struct mesh_sched **out);
 void mesh_sched_free(struct mesh_sched *s);
 
 /*

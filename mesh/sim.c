@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "sim.h"
 
@@ -65,32 +64,19 @@ static struct item heap_pop(struct heap *h)
 	return top;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 int mesh_sim_run(struct mesh_sched *s, const struct mesh_sim_opts *o, struct mesh_sim_stats *st)
 {
 	struct mesh_event ev[256];
 	struct heap h = {0};
 	bool dead_done = o->dead_host < 0;
-	double now = 0, t0;
+	double now = 0;
 	int rc = 0;
 
 	memset(st, 0, sizeof(*st));
 	for (;;) {
 		size_t n;
 
-		t0 = o->measure ? now_s() : 0;
 		n = mesh_sched_next(s, ev, sizeof(ev) / sizeof(ev[0]));
-		if (o->measure) {
-			st->sched_seconds += now_s() - t0;
-			st->sched_calls++;
-		}
 		for (size_t i = 0; i < n && !rc; i++) {
 			if (o->on_event)
 				o->on_event(o->arg, &ev[i], now);
@@ -140,12 +126,7 @@ int mesh_sim_run(struct mesh_sched *s, const struct mesh_sim_opts *o, struct mes
 				o->on_done(o->arg, it.unit, now);
 			suspect = o->suspect && mesh_sched_state(s, it.unit) == MESH_U_RUNNING &&
 				  o->suspect(o->arg, it.unit);
-			t0 = o->measure ? now_s() : 0;
 			rc = mesh_sched_done(s, it.unit, suspect);
-			if (o->measure) {
-				st->sched_seconds += now_s() - t0;
-				st->sched_calls++;
-			}
 		}
 		if (rc)
 			break;

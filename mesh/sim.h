@@ -21,16 +21,12 @@ struct mesh_sim_opts {
 	/* Host @dead_host dies at virtual time @dead_at (dead_host < 0: none). */
 	int dead_host;
 	double dead_at;
-	/* Add the wall time spent inside the scheduler's calls to the stats. */
-	bool measure;
 };
 
 struct mesh_sim_stats {
 	double makespan;        /* virtual time when the last unit finished */
 	uint64_t started, retested, unreachable;
 	unsigned int max_running;
-	double sched_seconds;   /* wall time in mesh_sched_next/done (measure) */
-	uint64_t sched_calls;
 };
 
 /* Run @s to the end. 0, -ENOMEM, -EDEADLK when the scheduler stalls (a bug),

@@ -69,6 +69,7 @@ struct watch {
 	bool use_suspect;
 	unsigned int retests, unreachable;
 	bool fail;
+	unsigned int flags;   /* mesh_sched_new() */
 };
 
 static uint64_t next_rand(uint64_t *x)
@@ -178,7 +179,7 @@ static int run(struct watch *w, struct mesh_sim_stats *st)
 				  .on_done = on_done, .dead_host = w->dead_host, .dead_at = w->dead_at};
 	int rc;
 
-	assert_int_equal(mesh_sched_new(w->p, &s), 0);
+	assert_int_equal(mesh_sched_new(w->p, w->flags, &s), 0);
 	rc = mesh_sim_run(s, &o, st);
 	if (!rc && !mesh_sched_finished(s))
 		rc = -EDEADLK;
@@ -188,7 +189,8 @@ static int run(struct watch *w, struct mesh_sim_stats *st)
 
 /* Full mesh, rails same: every ordered pair of NICs on one rail and on two
  * hosts exactly once, nothing else; never a NIC twice. */
-static void check_full(unsigned int n, unsigned int rails, uint64_t seed, bool equal)
+static void check_full_with(unsigned int n, unsigned int rails, uint64_t seed, bool equal,
+			    unsigned int flags)
 {
 	struct rck_mesh *m = make_mesh(n, rails);
 	struct mesh_plan *p = make_plan(m, MESH_PATTERN_FULL, MESH_RAILS_SAME, 0);
@@ -197,6 +199,7 @@ static void check_full(unsigned int n, unsigned int rails, uint64_t seed, bool e
 
 	watch_init(&w, p, seed);
 	w.equal = equal;
+	w.flags = flags;
 	assert_int_equal(p->n_tasks, (size_t)n * (n - 1) * rails);
 	assert_int_equal(run(&w, &st), 0);
 	if (w.fail)
@@ -221,6 +224,11 @@ static void check_full(unsigned int n, unsigned int rails, uint64_t seed, bool e
 	watch_free(&w);
 	mesh_plan_free(p);
 	rck_mesh_free(m);
+}
+
+static void check_full(unsigned int n, unsigned int rails, uint64_t seed, bool equal)
+{
+	check_full_with(n, rails, seed, equal, 0);
 }
 
 static void test_circle(void **state)
@@ -266,6 +274,14 @@ static void test_full_coverage(void **state)
 	}
 	check_full(130, 2, 2130, false);
 	check_full(130, 8, 8130, false);
+	/* The other two ways to find a NIC's next unit (pair hash, list scan). */
+	for (unsigned int n = 2; n <= 70; n += 17)
+		for (unsigned int r = 1; r <= 2; r++) {
+			check_full_with(n, r, 3000 + n, false, MESH_SCHED_NO_DENSE);
+			check_full_with(n, r, 3000 + n, true, MESH_SCHED_NO_DENSE);
+			check_full_with(n, r, 4000 + n, false, MESH_SCHED_NO_PAIRIDX);
+			check_full_with(n, r, 4000 + n, true, MESH_SCHED_NO_PAIRIDX);
+		}
 }
 
 static void test_full_makespan(void **state)
@@ -386,7 +402,7 @@ static void test_retest_alone(void **state)
 		size_t n;
 		uint32_t first;
 
-		assert_int_equal(mesh_sched_new(p2, &s), 0);
+		assert_int_equal(mesh_sched_new(p2, 0, &s), 0);
 		/* 3 hosts: one pair per step, the third idle. */
 		n = mesh_sched_next(s, ev, 16);
 		assert_int_equal(n, 1);
