@@ -31,12 +31,24 @@ static void ctr_key(unsigned int id, char *buf, size_t len)
 
 static int ctr_id(const char *key)
 {
-	char buf[64];
+	const char *br = strchr(key, '[');
+	size_t len = br ? (size_t)(br - key) : strlen(key);
+	int want = -1;
 
+	/* "name" or "name[P]" with one digit 0..7, nothing after. */
+	if (br) {
+		if (br[1] < '0' || br[1] > '7' || br[2] != ']' || br[3])
+			return -1;
+		want = br[1] - '0';
+	}
 	for (unsigned int id = 0; id < RCK_CTR_COUNT; id++) {
-		ctr_key(id, buf, sizeof(buf));
-		if (!strcmp(buf, key))
+		int prio;
+		const char *name = rck_counter_name((enum rck_counter)id, &prio);
+
+		if (prio == (want < 0 ? -1 : want) && strlen(name) == len && !memcmp(name, key, len))
 			return (int)id;
+		if (prio >= 0 && want < 0 && strlen(name) == len && !memcmp(name, key, len))
+			return -1; /* a per-priority name needs its [P] */
 	}
 	return -1;
 }
