@@ -12,6 +12,7 @@
 
 #include "internal.h"
 #include "rocecheck/mesh.h"
+#include "grow.h"
 #include "hostlist.h"
 #include "strset.h"
 
@@ -32,7 +33,7 @@ struct hl_parse {
 	size_t errlen;
 	const char *prefix; /* "NAME:LINE:" for hostfiles, "" otherwise */
 	char **names;
-	unsigned int n, cap;
+	size_t n, cap;
 	const struct strset *have; /* the list's names: they take no room */
 	unsigned int room;         /* new names the list may still take */
 	unsigned int max;
@@ -163,15 +164,8 @@ static int push_name(struct hl_parse *p, const char *name)
 			return fail(p, -E2BIG, "more than %u hosts", p->max);
 		p->room--;
 	}
-	if (p->n == p->cap) {
-		unsigned int cap = p->cap ? p->cap * 2 : 16;
-		char **nn = realloc(p->names, cap * sizeof(*nn));
-
-		if (!nn)
-			return -ENOMEM;
-		p->names = nn;
-		p->cap = cap;
-	}
+	if (mesh_grow((void **)&p->names, &p->cap, p->n + 1, sizeof(*p->names)))
+		return -ENOMEM;
 	copy = strdup(name);
 	if (!copy)
 		return -ENOMEM;
@@ -335,7 +329,7 @@ static void parse_init(struct hl_parse *p, const struct rck_hostlist *hl, char *
 
 static void parse_drop(struct hl_parse *p)
 {
-	for (unsigned int i = 0; i < p->n; i++)
+	for (size_t i = 0; i < p->n; i++)
 		free(p->names[i]);
 	free(p->names);
 }
@@ -343,11 +337,11 @@ static void parse_drop(struct hl_parse *p)
 /* Move the parsed names into the list; duplicates are counted and dropped. */
 static int commit(struct rck_hostlist *hl, struct hl_parse *p)
 {
-	int rc = strset_reserve(&hl->set, hl->set.n + p->n);
+	int rc = strset_reserve(&hl->set, hl->set.n + (unsigned int)p->n);
 
 	if (rc)
 		return rc;
-	for (unsigned int i = 0; i < p->n; i++) {
+	for (size_t i = 0; i < p->n; i++) {
 		/* Room was reserved: the set takes the name or says it has it. */
 		if (strset_add(&hl->set, p->names[i], NULL) == -EEXIST) {
 			hl->dups++;

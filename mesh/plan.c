@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "internal.h"
 #include "plan.h"
 #include "result.h"
@@ -38,23 +39,6 @@ RCK_PRINTF(3, 4) static int fail(struct builder *b, int rc, const char *fmt, ...
 	return rc;
 }
 
-static int grow(void **arr, size_t *cap, size_t need, size_t size)
-{
-	size_t c = *cap ? *cap : 64;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	n = realloc(*arr, c * size);
-	if (!n)
-		return -ENOMEM;
-	*arr = n;
-	*cap = c;
-	return 0;
-}
-
 void mesh_circle_pair(unsigned int n, unsigned int r, unsigned int i, unsigned int *a, unsigned int *b)
 {
 	unsigned int m = n + (n & 1), k = m - 1;
@@ -73,7 +57,7 @@ void mesh_circle_pair(unsigned int n, unsigned int r, unsigned int i, unsigned i
 static int begin_unit(struct builder *b)
 {
 	struct mesh_plan *p = b->p;
-	int rc = grow((void **)&p->units, &b->cap_units, p->n_units + 1, sizeof(*p->units));
+	int rc = mesh_grow((void **)&p->units, &b->cap_units, p->n_units + 1, sizeof(*p->units));
 
 	if (rc)
 		return rc;
@@ -89,7 +73,7 @@ static int add_task(struct builder *b, uint32_t src, uint32_t dst)
 
 	if (p->n_tasks >= MESH_PLAN_MAX_TASKS)
 		return fail(b, -E2BIG, "more than %u probes", MESH_PLAN_MAX_TASKS);
-	rc = grow((void **)&p->tasks, &b->cap_tasks, p->n_tasks + 1, sizeof(*p->tasks));
+	rc = mesh_grow((void **)&p->tasks, &b->cap_tasks, p->n_tasks + 1, sizeof(*p->tasks));
 	if (rc)
 		return rc;
 	p->tasks[p->n_tasks].src = src;
@@ -116,7 +100,7 @@ static int end_unit(struct builder *b)
 
 	if (!u->n_tasks)
 		return 0;
-	rc = grow((void **)&p->unit_nics, &b->cap_nics, p->n_unit_nics + 2 * (size_t)u->n_tasks,
+	rc = mesh_grow((void **)&p->unit_nics, &b->cap_nics, p->n_unit_nics + 2 * (size_t)u->n_tasks,
 		  sizeof(*p->unit_nics));
 	if (rc)
 		return rc;
@@ -136,7 +120,7 @@ static int end_unit(struct builder *b)
 
 static int add_pair(struct builder *b, uint32_t src, uint32_t dst)
 {
-	int rc = grow((void **)&b->pairs, &b->cap_pairs, b->n_pairs + 1, sizeof(*b->pairs));
+	int rc = mesh_grow((void **)&b->pairs, &b->cap_pairs, b->n_pairs + 1, sizeof(*b->pairs));
 
 	if (rc)
 		return rc;
@@ -435,7 +419,7 @@ static int collect_nics(struct builder *b)
 				if (here)
 					continue;
 			}
-			rc = grow((void **)&p->missing, &cap_missing, p->n_missing + 1, sizeof(*p->missing));
+			rc = mesh_grow((void **)&p->missing, &cap_missing, p->n_missing + 1, sizeof(*p->missing));
 			if (rc)
 				break;
 			p->missing[p->n_missing].host = h;

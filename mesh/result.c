@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "internal.h"
 #include "result.h"
 
@@ -122,15 +123,8 @@ RCK_EXPORT int rck_mesh_add_host(struct rck_mesh *m, const char *name, unsigned 
 		return -EINVAL;
 	if (strset_find(&m->names, name, NULL) == 0)
 		return -EEXIST;
-	if (m->names.n == m->host_cap) {
-		unsigned int cap = m->host_cap ? m->host_cap * 2 : 16;
-		struct mesh_host *h = realloc(m->hosts, cap * sizeof(*h));
-
-		if (!h)
-			return -ENOMEM;
-		m->hosts = h;
-		m->host_cap = cap;
-	}
+	if (mesh_grow((void **)&m->hosts, &m->host_cap, m->names.n + 1, sizeof(*m->hosts)))
+		return -ENOMEM;
 	copy = strdup(name);
 	if (!copy)
 		return -ENOMEM;
@@ -190,15 +184,8 @@ RCK_EXPORT int rck_mesh_add_nic(struct rck_mesh *m, unsigned int h, const struct
 		if (o->port == info->port && !strcmp(o->device, info->device))
 			return -EEXIST;
 	}
-	if (m->n_nics == m->nic_cap) {
-		unsigned int cap = m->nic_cap ? m->nic_cap * 2 : 16;
-
-		n = realloc(m->nics, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		m->nics = n;
-		m->nic_cap = cap;
-	}
+	if (mesh_grow((void **)&m->nics, &m->nic_cap, m->n_nics + 1, sizeof(*m->nics)))
+		return -ENOMEM;
 	list = realloc(host->nics, (host->n_nics + 1) * sizeof(*list));
 	if (!list)
 		return -ENOMEM;

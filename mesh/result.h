@@ -49,9 +49,10 @@ struct mesh_host {
 struct rck_mesh {
 	struct strset names;     /* host names, index = host number */
 	struct mesh_host *hosts; /* host_cap long, names.n used */
-	unsigned int host_cap;
+	size_t host_cap;
 	struct mesh_nic *nics;
-	unsigned int n_nics, nic_cap;
+	unsigned int n_nics;
+	size_t nic_cap;
 	struct mesh_cell *cells;
 	unsigned int n_cells, cell_cap;
 	uint32_t *cell_slots;    /* cell + 1, 0 empty */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "sim.h"
 
 struct item {
@@ -20,15 +21,8 @@ static int heap_push(struct heap *h, double t, uint32_t unit)
 {
 	size_t i;
 
-	if (h->n == h->cap) {
-		size_t cap = h->cap ? h->cap * 2 : 256;
-		struct item *a = realloc(h->a, cap * sizeof(*a));
-
-		if (!a)
-			return -ENOMEM;
-		h->a = a;
-		h->cap = cap;
-	}
+	if (mesh_grow((void **)&h->a, &h->cap, h->n + 1, sizeof(*h->a)))
+		return -ENOMEM;
 	/* Ties go to the lower unit, so a run is the same on every machine. */
 	for (i = h->n++; i > 0; i = (i - 1) / 2) {
 		struct item *p = &h->a[(i - 1) / 2];
