@@ -335,10 +335,54 @@ static void test_recorded(void **state)
 	rck_ctx_free(ctx);
 }
 
+/* NICs from recorded inventories: the mlx5 and rxe trees. */
+static void test_inventory(void **state)
+{
+	static const char *const trees[] = {"mlx5", "rxe"};
+	const char *fix = getenv("ROCECHECK_FIXTURES");
+	struct rck_mesh *m;
+
+	(void)state;
+	if (!fix)
+		skip();
+	assert_int_equal(rck_mesh_new(&m), 0);
+	for (unsigned int t = 0; t < 2; t++) {
+		struct rck_mesh_nic nic = {.size = sizeof(nic)};
+		struct rck_inventory *inv;
+		struct rck_snapshot *snap;
+		struct rck_ctx *ctx;
+		char path[4096];
+		unsigned int h, n;
+
+		snprintf(path, sizeof(path), "%s/sysfs/%s", fix, trees[t]);
+		assert_int_equal(rck_ctx_new(&ctx), 0);
+		assert_int_equal(rck_ctx_set_sysfs_root(ctx, path), 0);
+		assert_int_equal(rck_inventory_new(ctx, &inv), 0);
+		assert_int_equal(rck_snapshot_new(ctx, inv, NULL, 0, &snap), 0);
+		assert_int_equal(rck_mesh_add_host(m, trees[t], &h), 0);
+		assert_int_equal(rck_mesh_add_inventory(m, h, inv, snap), 0);
+		assert_true(rck_mesh_host_nic_count(m, h) >= 1);
+		assert_int_equal(rck_mesh_host_nic(m, h, 0, &n), 0);
+		assert_int_equal(rck_mesh_get_nic(m, n, &nic, NULL), 0);
+		assert_non_null(nic.device);
+		assert_int_equal(nic.port, 1);
+		assert_int_equal(nic.rail, 0);
+		assert_true(nic.gid_index >= 0);
+		assert_true(nic.counters != 0);
+		/* A second time: the ports are there already. */
+		assert_int_equal(rck_mesh_add_inventory(m, h, inv, NULL), -EEXIST);
+		rck_snapshot_free(snap);
+		rck_inventory_free(inv);
+		rck_ctx_free(ctx);
+	}
+	rck_mesh_free(m);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_recorded),
+		cmocka_unit_test(test_inventory),
 		cmocka_unit_test(test_accessors),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_load_refusals),

@@ -10,6 +10,7 @@
 
 #include <rocecheck/context.h>
 #include <rocecheck/counters.h>
+#include <rocecheck/inventory.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -188,6 +189,17 @@ const char *rck_mesh_host_unreachable(const struct rck_mesh *m, unsigned int h);
  */
 int rck_mesh_add_nic(struct rck_mesh *m, unsigned int h, const struct rck_mesh_nic *info,
 		     unsigned int *nic);
+/**
+ * Add to host @h every Ethernet (RoCE) port of @inv, the host's own
+ * inventory as its agent read it: device, port, netdev, state, firmware,
+ * rate, MTUs, the port's first RoCE v2 IPv4 GID, and, when @snap (may be
+ * NULL: none) holds the port, the neutral counters it has. Rails are the
+ * ports' positions on the host. Both stay owned by the caller. Returns 0,
+ * -EINVAL, -EEXIST (a port already added), -ENOMEM; on error the ports
+ * added before it stay.
+ */
+int rck_mesh_add_inventory(struct rck_mesh *m, unsigned int h, const struct rck_inventory *inv,
+			   const struct rck_snapshot *snap);
 unsigned int rck_mesh_nic_count(const struct rck_mesh *m);
 /** NICs of host @h: count, and the global number of the @i-th. */
 unsigned int rck_mesh_host_nic_count(const struct rck_mesh *m, unsigned int h);
