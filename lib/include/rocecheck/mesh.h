@@ -62,7 +62,8 @@ int rck_hostlist_add(struct rck_hostlist *hl, const char *expr, char *err, size_
  * rck_hostlist_add(), further words must be `key=value` (OpenMPI's
  * `slots=8`, `max_slots=8`) and are ignored. A host repeated on several
  * lines (machinefiles list a host once per slot) is kept once. Errors as
- * rck_hostlist_add(), with "NAME:LINE:COLUMN: " leading the message.
+ * rck_hostlist_add(), with "NAME:LINE:" leading the message
+ * ("hosts.txt:3:column 5: descending range 3-1").
  */
 int rck_hostlist_add_text(struct rck_hostlist *hl, const char *text, size_t len,
 			  const char *name, char *err, size_t errlen);
