@@ -114,6 +114,37 @@ int pparams_check(const struct xq_params *p, char *err, size_t len)
 	return 0;
 }
 
+int popts_check_server(const struct rck_probe_opts *o, char *err, size_t len)
+{
+	if (o->port > 65535)
+		return bad(err, len, "port %u out of range (0 to 65535)", o->port);
+	if (o->gid_index < -1 || o->gid_index > 255)
+		return bad(err, len, "GID index %d out of range (0 to 255)", o->gid_index);
+	if (o->ib_port > 255)
+		return bad(err, len, "device port %u out of range (1 to 255)", o->ib_port);
+	return 0;
+}
+
+RCK_EXPORT int rck_probe_opts_validate(const struct rck_probe_opts *opts, enum rck_probe_role role,
+				       char *err, size_t errlen)
+{
+	struct rck_probe_opts o;
+	struct xq_params p;
+	char why[256];
+	int rc;
+
+	rc = popts_copy(opts, &o, why, sizeof(why));
+	if (!rc && role == RCK_PROBE_ROLE_SERVER)
+		rc = popts_check_server(&o, why, sizeof(why));
+	else if (!rc && role == RCK_PROBE_ROLE_CLIENT)
+		rc = popts_to_params(&o, &p, why, sizeof(why));
+	else if (!rc)
+		rc = bad(why, sizeof(why), "unknown role %d", (int)role);
+	if (rc && err && errlen)
+		snprintf(err, errlen, "%s", why);
+	return rc;
+}
+
 int popts_to_params(const struct rck_probe_opts *o, struct xq_params *p, char *err, size_t len)
 {
 	bool lat = o->test != RCK_PROBE_TEST_BW;
@@ -125,9 +156,15 @@ int popts_to_params(const struct rck_probe_opts *o, struct xq_params *p, char *e
 		return bad(err, len, "unknown transport %d", (int)o->transport);
 	if (o->port < 1 || o->port > 65535)
 		return bad(err, len, "port %u out of range (1 to 65535)", o->port);
-	if (o->qps > XQ_MAX_QPS || o->tx_depth > MAX_DEPTH || o->sl > 255 || o->mtu > 65535)
-		return bad(err, len, "QPs (1 to %u), tx depth (1 to %u), SL or MTU out of range",
-			   XQ_MAX_QPS, MAX_DEPTH);
+	/* Checked before the narrowing into the wire parameters. */
+	if (o->qps > XQ_MAX_QPS)
+		return bad(err, len, "QP count %u out of range (1 to %u)", o->qps, XQ_MAX_QPS);
+	if (o->tx_depth > MAX_DEPTH)
+		return bad(err, len, "tx depth %u out of range (1 to %u)", o->tx_depth, MAX_DEPTH);
+	if (o->sl > 15)
+		return bad(err, len, "service level %u out of range (0 to 15)", o->sl);
+	if (o->mtu > 4096)
+		return bad(err, len, "MTU %u is not one of 256, 512, 1024, 2048, 4096", o->mtu);
 	if (!isfinite(o->duration_s) || o->duration_s < 0 || o->duration_s > MAX_DURATION_S)
 		return bad(err, len, "duration %g s out of range (0 to %.0f)", o->duration_s, MAX_DURATION_S);
 	if (o->duration_s && o->iters)

@@ -13,6 +13,8 @@
 int popts_copy(const struct rck_probe_opts *in, struct rck_probe_opts *out, char *err, size_t len);
 /* Resolve defaults and check the client's options into wire parameters. */
 int popts_to_params(const struct rck_probe_opts *o, struct xq_params *p, char *err, size_t len);
+/* Check the options a server uses (port, GID index, device port). */
+int popts_check_server(const struct rck_probe_opts *o, char *err, size_t len);
 /* Check parameters (as received): 0 or -EINVAL with @err. */
 int pparams_check(const struct xq_params *p, char *err, size_t len);
 

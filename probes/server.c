@@ -34,10 +34,8 @@ RCK_EXPORT int rck_probe_server_new(struct rck_ctx *ctx, const struct rck_probe_
 	if (!ctx || !out)
 		return -EINVAL;
 	rc = popts_copy(opts, &o, why, sizeof(why));
-	if (!rc && (o.port > 65535 || o.gid_index < -1 || o.gid_index > 255 || o.ib_port > 255)) {
-		snprintf(why, sizeof(why), "port, GID index or device port out of range");
-		rc = -EINVAL;
-	}
+	if (!rc)
+		rc = popts_check_server(&o, why, sizeof(why));
 	if (rc) {
 		rck_err(ctx, "probe server: %s", why);
 		return rc;
