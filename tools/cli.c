@@ -25,7 +25,7 @@ const struct cli_opt cli_std_globals[] = {
 };
 
 /* Hidden: for the tests and packaging, not in the usage. */
-static const struct cli_opt hidden_globals[] = {
+const struct cli_opt cli_hidden_globals[] = {
 	{ GOPT_DUMP_OPTIONS, 0, "dump-options", NULL, NULL },
 	{ GOPT_COMPLETION, 0, "completion", "SHELL", NULL },
 	{ 0 }
@@ -475,7 +475,7 @@ static int split_globals(struct cli *cli, struct globals *g, int argc, char **ar
 			const struct cli_opt *o = next_opt(gt, argc, argv, &i, &ci, &val, err, sizeof(err));
 
 			if (!o && !cli->cmd && a[1] == '-' && !strncmp(err, "unknown", 7))
-				o = next_opt(hidden_globals, argc, argv, &i, &ci, &val, err, sizeof(err));
+				o = next_opt(cli_hidden_globals, argc, argv, &i, &ci, &val, err, sizeof(err));
 			if (!o)
 				return opt_err(cli, err);
 			if (o->id == GOPT_DUMP_OPTIONS || o->id == GOPT_COMPLETION || o->id == 'V' ||

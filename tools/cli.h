@@ -66,6 +66,9 @@ struct cli {
 
 /* The global options every rocecheck tool shares: -j -p -v --sysfs-root -t -V -h. */
 extern const struct cli_opt cli_std_globals[];
+/* Options for tests and packaging, left out of the usage: --dump-options,
+ * --completion bash. */
+extern const struct cli_opt cli_hidden_globals[];
 
 /* Pull the global options out of argv wherever they stand, dispatch the
  * command word and run it. Returns the process exit code. */

@@ -7,17 +7,18 @@
 static void dump_opts(const char *scope, const struct cli_opt *t, FILE *f)
 {
 	for (; t && t->id; t++) {
-		if (!t->help)
+		if (!t->help && strcmp(scope, "hidden"))
 			continue;
-		fprintf(f, "%s --%s\n", scope, t->name);
+		fprintf(f, "%s --%s%s%s\n", scope, t->name, t->arg ? " " : "", t->arg ? t->arg : "");
 		if (t->short_name)
-			fprintf(f, "%s -%c\n", scope, t->short_name);
+			fprintf(f, "%s -%c%s%s\n", scope, t->short_name, t->arg ? " " : "", t->arg ? t->arg : "");
 	}
 }
 
 void cli_print_options(const struct cli_tool *tool, FILE *f)
 {
 	dump_opts("global", tool->globals, f);
+	dump_opts("hidden", cli_hidden_globals, f);
 	for (const struct cli_cmd *c = tool->cmds; c->name; c++) {
 		fprintf(f, "command %s\n", c->name);
 		dump_opts(c->name, c->opts, f);
