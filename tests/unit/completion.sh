@@ -28,7 +28,7 @@ expect() {
 	for w in "${want[@]}"; do
 		n=$((n + 1))
 		if ! grep -qxF -- "$w" <<<"$got"; then
-			echo "FAIL: $what: '$w' not offered for '$*' (got: $(echo $got))"
+			echo "FAIL: $what: '$w' not offered for '$*' (got: ${got//$'\n'/ })"
 			fails=$((fails + 1))
 		fi
 	done
