@@ -34,6 +34,8 @@ const struct cli_opt cli_hidden_globals[] = {
 /* ------------------------------------------------------------ messages */
 
 static void vmsg(const struct cli *cli, const char *fmt, va_list ap, const char *tail)
+	__attribute__((format(printf, 2, 0)));
+static void vmsg(const struct cli *cli, const char *fmt, va_list ap, const char *tail)
 {
 	fprintf(stderr, "%s: ", cli->prog);
 	if (cli->cmd)
