@@ -38,7 +38,7 @@ static void vmsg(const struct cli *cli, const char *fmt, va_list ap, const char 
 static void vmsg(const struct cli *cli, const char *fmt, va_list ap, const char *tail)
 {
 	fprintf(stderr, "%s: ", cli->prog);
-	if (cli->cmd)
+	if (cli->cmd && cli->cmd != cli->tool->single)
 		fprintf(stderr, "%s: ", cli->cmd->name);
 	vfprintf(stderr, fmt, ap);
 	fprintf(stderr, "%s\n", tail ? tail : "");
@@ -167,7 +167,7 @@ static const struct cli_opt *find_short(const struct cli_opt *t, char c)
 
 static const struct cli_cmd *find_cmd(const struct cli_cmd *cmds, const char *name)
 {
-	for (const struct cli_cmd *c = cmds; c->name; c++)
+	for (const struct cli_cmd *c = cmds; c && c->name; c++)
 		if (!strcmp(c->name, name))
 			return c;
 	return NULL;
@@ -203,13 +203,16 @@ void cli_cmd_usage(const struct cli *cli, const struct cli_cmd *cmd, FILE *f)
 	const struct cli_tool *tool = cli->tool;
 	bool has_opts = cmd->opts && cmd->opts->id;
 
-	fprintf(f, "Usage: %s %s%s%s%s\n%s\n", tool->prog, cmd->name, has_opts ? " [OPTIONS]" : "",
-		cmd->args && *cmd->args ? " " : "", cmd->args ? cmd->args : "", cmd->help);
+	bool single = cmd == tool->single;
+
+	fprintf(f, "Usage: %s%s%s%s%s%s\n%s\n", tool->prog, single ? "" : " ", single ? "" : cmd->name,
+		has_opts || single ? " [OPTIONS]" : "", cmd->args && *cmd->args ? " " : "",
+		cmd->args ? cmd->args : "", cmd->help);
 	if (has_opts) {
 		fprintf(f, "\nOptions:\n");
 		print_opts(cmd->opts, f);
 	}
-	fprintf(f, "\nGlobal options (before or after the command):\n");
+	fprintf(f, single ? "\nGeneral options:\n" : "\nGlobal options (before or after the command):\n");
 	print_opts(tool->globals, f);
 	if (!cmd->json)
 		fprintf(f, "(no JSON output)\n");
@@ -226,7 +229,7 @@ void cli_usage(const struct cli *cli, FILE *f)
 		return;
 	}
 	fprintf(f, "Usage: %s [OPTIONS] COMMAND [ARGS]\n%s\n\nCommands:\n", tool->prog, tool->summary);
-	for (const struct cli_cmd *c = tool->cmds; c->name; c++)
+	for (const struct cli_cmd *c = tool->cmds; c && c->name; c++)
 		fprintf(f, "  %-12s %s%s\n", c->name, c->help, c->json ? "" : " (no JSON)");
 	fprintf(f, "\nOptions (before or after the command):\n");
 	print_opts(tool->globals, f);
@@ -501,10 +504,16 @@ int cli_main(const struct cli_tool *tool, int argc, char **argv)
 	char **rest;
 	int nrest, rc;
 
-	rest = calloc((size_t)argc + 1, sizeof(*rest));
+	rest = calloc((size_t)argc + 2, sizeof(*rest));
 	if (!rest)
 		return cli_fail(&cli, -ENOMEM, "cannot parse the arguments");
-	rc = split_globals(&cli, &g, argc, argv, rest, &nrest);
+	if (tool->single) {
+		/* Every word is the one command's; its argv[0] is the program. */
+		cli.cmd = tool->single;
+		rest[0] = (char *)tool->prog;
+	}
+	rc = split_globals(&cli, &g, argc, argv, rest + !!tool->single, &nrest);
+	nrest += !!tool->single;
 	if (rc != CLI_CONTINUE)
 		goto out;
 	if (!cli.cmd) {

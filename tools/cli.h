@@ -44,13 +44,16 @@ struct cli_cmd {
 	bool no_ctx;        /* runs without a library context (help) */
 };
 
-/* A tool: its name, its global options and its commands. */
+/* A tool: its name, its global options and its commands; or, for a tool
+ * without command words (rocecap -r FILE ...), its one command in @single,
+ * whose options stand beside the global ones. */
 struct cli_tool {
 	const char *prog;
 	const char *summary;          /* one line for the usage */
 	const char *man;              /* "rocecheck(8)" */
 	const struct cli_opt *globals;/* {0}-terminated */
-	const struct cli_cmd *cmds;   /* {0}-terminated */
+	const struct cli_cmd *cmds;   /* {0}-terminated; NULL with @single */
+	const struct cli_cmd *single; /* the tool's only command, or NULL */
 };
 
 struct cli {

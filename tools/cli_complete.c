@@ -18,8 +18,11 @@ static void dump_opts(const char *scope, const struct cli_opt *t, FILE *f)
 void cli_print_options(const struct cli_tool *tool, FILE *f)
 {
 	dump_opts("global", tool->globals, f);
+	/* A tool without command words: its command's options are the tool's. */
+	if (tool->single)
+		dump_opts("global", tool->single->opts, f);
 	dump_opts("hidden", cli_hidden_globals, f);
-	for (const struct cli_cmd *c = tool->cmds; c->name; c++) {
+	for (const struct cli_cmd *c = tool->cmds; c && c->name; c++) {
 		fprintf(f, "command %s\n", c->name);
 		dump_opts(c->name, c->opts, f);
 	}
@@ -73,10 +76,12 @@ void cli_print_completion(const struct cli_tool *tool, FILE *f)
 	fprintf(f, "_%s() {\n"
 		   "\tlocal cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} cmd= i\n"
 		   "\tlocal cmds=\"", p);
-	for (const struct cli_cmd *c = tool->cmds; c->name; c++)
+	for (const struct cli_cmd *c = tool->cmds; c && c->name; c++)
 		fprintf(f, "%s%s", c == tool->cmds ? "" : " ", c->name);
 	fprintf(f, "\"\n\tlocal opts=\"");
 	words(tool->globals, f);
+	if (tool->single)
+		words(tool->single->opts, f);
 	fprintf(f, "\"\n"
 		   "\tCOMPREPLY=()\n"
 		   "\tfor ((i = 1; i < COMP_CWORD; i++)); do\n"
@@ -84,8 +89,10 @@ void cli_print_completion(const struct cli_tool *tool, FILE *f)
 		   "\tdone\n"
 		   "\tcase $prev in\n");
 	value_arms(tool->globals, f);
+	if (tool->single)
+		value_arms(tool->single->opts, f);
 	fprintf(f, "\tesac\n\tcase $cmd in\n");
-	for (const struct cli_cmd *c = tool->cmds; c->name; c++) {
+	for (const struct cli_cmd *c = tool->cmds; c && c->name; c++) {
 		fprintf(f, "\t%s)\n\t\topts+=\"", c->name);
 		words(c->opts, f);
 		fprintf(f, " --help\"\n");
@@ -99,7 +106,8 @@ void cli_print_completion(const struct cli_tool *tool, FILE *f)
 		fprintf(f, "\t\t;;\n");
 	}
 	fprintf(f, "\t'')\n"
-		   "\t\t[[ $cur == -* ]] || { COMPREPLY=($(compgen -W \"$cmds\" -- \"$cur\")); return; }\n"
+		   "\t\t[[ $cur == -* || -z $cmds ]] || { COMPREPLY=($(compgen -W \"$cmds\" -- \"$cur\")); return; }\n"
+		   "\t\t[[ $cur == -* ]] || { COMPREPLY=($(compgen -f -- \"$cur\")); return; }\n"
 		   "\t\t;;\n"
 		   "\tesac\n"
 		   "\tCOMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n"
