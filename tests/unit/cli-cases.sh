@@ -188,6 +188,14 @@ done
 for opt in $("$rck" --dump-options | awk '$1 == "global" {print $2}'); do
 	check "usage lists $opt" "grep -q -- '$opt' $tmp/out"
 done
+# Every value of a fixed set in the table is one the command takes (and so
+# what the usage, completion and man pages show is what it accepts).
+while read -r scope opt set; do
+	for v in ${set//|/ }; do
+		"$rck" "$scope" --listen --port 70000 "$opt" "$v" >/dev/null 2>"$tmp/err"
+		check "$scope $opt $v is accepted" "! grep -q 'invalid $opt' $tmp/err"
+	done
+done < <("$rck" --dump-options | awk '$1 == "probe" && $3 ~ /\|/')
 # No option of a command shadows a global one.
 check "no command option repeats a global option" \
 	"[ -z \"\$($rck --dump-options | awk '\$1 == \"global\" {g[\$2]=1} \$1 != \"global\" && \$1 != \"command\" && g[\$2] {print}')\" ]"
