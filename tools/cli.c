@@ -382,6 +382,8 @@ struct globals {
 
 static int apply_global(struct cli *cli, struct globals *g, const struct cli_opt *o, const char *val)
 {
+	int rc;
+
 	switch (o->id) {
 	case 'j':
 		if (cli->fmt == RCK_FORMAT_TEXT)
@@ -415,7 +417,10 @@ static int apply_global(struct cli *cli, struct globals *g, const struct cli_opt
 		cli_print_completion(cli->tool, stdout);
 		return 0;
 	default:
-		return cli_bad_args(cli, "option '--%s' is not handled", o->name);
+		if (!cli->tool->global)
+			return cli_bad_args(cli, "option '--%s' is not handled", o->name);
+		rc = cli->tool->global(cli, o->id, val);
+		return rc ? rc : CLI_CONTINUE;
 	}
 }
 

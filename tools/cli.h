@@ -54,6 +54,9 @@ struct cli_tool {
 	const struct cli_opt *globals;/* {0}-terminated */
 	const struct cli_cmd *cmds;   /* {0}-terminated; NULL with @single */
 	const struct cli_cmd *single; /* the tool's only command, or NULL */
+	/* Global options of the tool's own (beyond cli_std_globals' ids):
+	 * returns 0 or an exit code. NULL when there are none. */
+	int (*global)(struct cli *cli, int id, const char *arg);
 };
 
 struct cli {

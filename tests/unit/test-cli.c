@@ -63,6 +63,26 @@ static const struct cli_tool single = {
 	.prog = "cap", .summary = "a one-command tool", .globals = cli_std_globals, .single = &only,
 };
 
+/* A tool with a global option of its own, next to the standard ones. */
+enum { OPT_KEY = 300 };
+static char key_file[64];
+static int own_global(struct cli *cli, int id, const char *arg)
+{
+	if (id != OPT_KEY)
+		return EXIT_USAGE;
+	snprintf(key_file, sizeof(key_file), "%s", arg);
+	return 0;
+}
+static const struct cli_opt own_globals[] = {
+	{ 'j', 'j', "json", NULL, "JSON output" },
+	{ OPT_KEY, 'k', "key-file", "FILE", "a global of this tool" },
+	{ 0 }
+};
+static const struct cli_tool own = {
+	.prog = "agent", .summary = "its own globals", .globals = own_globals, .cmds = cmds,
+	.global = own_global,
+};
+
 /* Run @tool on the words of @line (split at spaces). */
 static int run(const struct cli_tool *tool, const char *line)
 {
@@ -129,12 +149,23 @@ static void test_single_command_tool(void **state)
 	expect(&single, "--bogus", 2, "cap fmt0 v0 t10000 |");
 }
 
+static void test_tool_globals(void **state)
+{
+	(void)state;
+	expect(&own, "run -k secret a", 0, "run fmt0 v0 t10000 | | a");
+	assert_string_equal(key_file, "secret");
+	expect(&own, "--key-file=other run -j", 0, "run fmt1 v0 t10000 | |");
+	assert_string_equal(key_file, "other");
+	expect(&own, "-v run", 2, "");  /* not one of this tool's */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_globals_anywhere),
 		cmocka_unit_test(test_errors_and_help),
 		cmocka_unit_test(test_single_command_tool),
+		cmocka_unit_test(test_tool_globals),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
