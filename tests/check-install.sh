@@ -46,6 +46,8 @@ for f in $cflags; do
 	[ "$f" = "-I$stage$prefix/include" ] || { echo "FAIL: pkg-config --cflags rocecheck adds '$f' ($cflags)"; exit 1; }
 done
 grep -q '^Requires' "$pc" && { echo "FAIL: rocecheck.pc has $(grep '^Requires' "$pc")"; exit 1; }
+find "$stage" -path '*/share/rocecheck/schemas/devices.schema.json' | grep -q . ||
+	{ echo "FAIL: JSON Schemas not installed"; exit 1; }
 comp=$(find "$stage" -path '*/bash-completion/completions/rocecheck')
 [ -n "$comp" ] && grep -q '^complete -F _rocecheck rocecheck' "$comp" ||
 	{ echo "FAIL: bash completion not installed"; exit 1; }
