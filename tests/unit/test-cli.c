@@ -98,73 +98,73 @@ static int run(const struct cli_tool *tool, const char *line)
 	return cli_main(tool, argc, argv);
 }
 
-static void expect(const struct cli_tool *tool, const char *line, int rc, const char *want)
-{
-	int got = run(tool, line);
-
-	if (got != rc || strcmp(seen, want))
-		fail_msg("'%s': exit %d (want %d), saw '%s' (want '%s')", line, got, rc, seen, want);
-}
-
-static void test_globals_anywhere(void **state)
-{
-	(void)state;
-	expect(&multi, "-v run --save x -j pos -t 50", 0, "run fmt1 v1 t50 | s=x | pos");
-	expect(&multi, "run pos -p -vv --timeout=70", 0, "run fmt2 v2 t70 | | pos");
-	expect(&multi, "-jt 80 run -f", 0, "run fmt1 v0 t80 | f= |");
+static const struct {
+	const struct cli_tool *tool;
+	const char *line;
+	int rc;
+	const char *want; /* what the command saw; "" when it did not run */
+} cases[] = {
+	/* Global options anywhere, in any spelling. */
+	{ &multi, "-v run --save x -j pos -t 50", 0, "run fmt1 v1 t50 | s=x | pos" },
+	{ &multi, "run pos -p -vv --timeout=70", 0, "run fmt2 v2 t70 | | pos" },
+	{ &multi, "-jt 80 run -f", 0, "run fmt1 v0 t80 | f= |" },
 	/* A command option's value is the command's, whatever it looks like. */
-	expect(&multi, "run --save -j", 0, "run fmt0 v0 t10000 | s=-j |");
-	expect(&multi, "run -n -v -n7 --num=8", 0, "run fmt0 v0 t10000 | n=-v n=7 n=8 |");
+	{ &multi, "run --save -j", 0, "run fmt0 v0 t10000 | s=-j |" },
+	{ &multi, "run -n -v -n7 --num=8", 0, "run fmt0 v0 t10000 | n=-v n=7 n=8 |" },
 	/* After "--" every word is an argument. */
-	expect(&multi, "run -- -j --x", 0, "run fmt0 v0 t10000 | | -j --x");
-	expect(&multi, "run -fn 3 a", 0, "run fmt0 v0 t10000 | f= n=3 | a");
-}
-
-static void test_errors_and_help(void **state)
-{
-	(void)state;
-	expect(&multi, "", 2, "");
-	expect(&multi, "nope", 2, "");
-	expect(&multi, "--js run", 2, "");          /* no abbreviations */
-	expect(&multi, "run --sav x", 2, "run fmt0 v0 t10000 |");
-	expect(&multi, "run --flag=1", 2, "run fmt0 v0 t10000 |");
-	expect(&multi, "run --save", 2, "run fmt0 v0 t10000 |");
-	expect(&multi, "run -t", 2, "");
-	expect(&multi, "run -t 0", 2, "");
-	expect(&multi, "-j plain", 2, "");
+	{ &multi, "run -- -j --x", 0, "run fmt0 v0 t10000 | | -j --x" },
+	{ &multi, "run -fn 3 a", 0, "run fmt0 v0 t10000 | f= n=3 | a" },
+	/* Errors: exit 2, the command runs only as far as its parsing. */
+	{ &multi, "", 2, "" },
+	{ &multi, "nope", 2, "" },
+	{ &multi, "--js run", 2, "" },   /* no abbreviations */
+	{ &multi, "run --sav x", 2, "run fmt0 v0 t10000 |" },
+	{ &multi, "run --flag=1", 2, "run fmt0 v0 t10000 |" },
+	{ &multi, "run --save", 2, "run fmt0 v0 t10000 |" },
+	{ &multi, "run -t", 2, "" },
+	{ &multi, "run -t 0", 2, "" },
+	{ &multi, "-j plain", 2, "" },
 	/* Help inside a command: its usage, exit 0, before anything is checked. */
-	expect(&multi, "run --help --sysfs-root /nonexistent", 0, "run fmt0 v0 t0 |");
-	expect(&multi, "run -h", 0, "run fmt0 v0 t0 |");
-	expect(&multi, "run help", 0, "run fmt0 v0 t10000 |");
-	expect(&multi, "--help", 0, "");
-	expect(&multi, "-V", 0, "");
-}
+	{ &multi, "run --help --sysfs-root /nonexistent", 0, "run fmt0 v0 t0 |" },
+	{ &multi, "run -h", 0, "run fmt0 v0 t0 |" },
+	{ &multi, "run help", 0, "run fmt0 v0 t10000 |" },
+	{ &multi, "--help", 0, "" },
+	{ &multi, "-V", 0, "" },
+	/* A tool without command words. */
+	{ &single, "-j --save f tcp", 0, "cap fmt1 v0 t10000 | s=f | tcp" },
+	{ &single, "tcp port 4791 -v", 0, "cap fmt0 v1 t10000 | | tcp port 4791" },
+	{ &single, "-h", 0, "cap fmt0 v0 t0 |" },
+	{ &single, "--bogus", 2, "cap fmt0 v0 t10000 |" },
+	/* A tool with a global of its own and without -v. */
+	{ &own, "-v run", 2, "" },
+};
 
-static void test_single_command_tool(void **state)
+static void test_cases(void **state)
 {
 	(void)state;
-	expect(&single, "-j --save f tcp", 0, "cap fmt1 v0 t10000 | s=f | tcp");
-	expect(&single, "tcp port 4791 -v", 0, "cap fmt0 v1 t10000 | | tcp port 4791");
-	expect(&single, "-h", 0, "cap fmt0 v0 t0 |");
-	expect(&single, "--bogus", 2, "cap fmt0 v0 t10000 |");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int got = run(cases[i].tool, cases[i].line);
+
+		if (got != cases[i].rc || strcmp(seen, cases[i].want))
+			fail_msg("%s '%s': exit %d (want %d), saw '%s' (want '%s')", cases[i].tool->prog,
+				 cases[i].line, got, cases[i].rc, seen, cases[i].want);
+	}
 }
 
 static void test_tool_globals(void **state)
 {
 	(void)state;
-	expect(&own, "run -k secret a", 0, "run fmt0 v0 t10000 | | a");
+	assert_int_equal(run(&own, "run -k secret a"), 0);
+	assert_string_equal(seen, "run fmt0 v0 t10000 | | a");
 	assert_string_equal(key_file, "secret");
-	expect(&own, "--key-file=other run -j", 0, "run fmt1 v0 t10000 | |");
+	assert_int_equal(run(&own, "--key-file=other run -j"), 0);
 	assert_string_equal(key_file, "other");
-	expect(&own, "-v run", 2, "");  /* not one of this tool's */
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_globals_anywhere),
-		cmocka_unit_test(test_errors_and_help),
-		cmocka_unit_test(test_single_command_tool),
+		cmocka_unit_test(test_cases),
 		cmocka_unit_test(test_tool_globals),
 	};
 
