@@ -62,6 +62,7 @@ def main():
         if tool not in tables:
             p = subprocess.run([exe, "--dump-options"], capture_output=True, text=True, timeout=30)
             if p.returncode:
+                print(f"# {page}: not checked, {tool} is not on the shared command table (no --dump-options)")
                 continue
             table, choices = {}, {}
             for line in p.stdout.splitlines():
