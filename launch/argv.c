@@ -233,17 +233,19 @@ static int template_argv(const char *tmpl, const char *host, const char *const *
 	return rc;
 }
 
-RCK_EXPORT int rck_launch_argv(const char *launcher, const char *host, const char *const *agent, char ***out)
+RCK_EXPORT int rck_launch_argv(const char *launcher, const char *host, const char *const *agent,
+			       const char *const *extra, char ***out)
 {
 	static const struct {
 		const char *name;
-		const char *pre[6]; /* words before the host */
+		const char *pre[6]; /* words before the extra ones */
+		const char *sep;    /* the word between them and the host */
 		bool remote_shell;  /* the agent words reach a shell on the host */
 	} builtin[] = {
-		{ "ssh", { "ssh", "-o", "BatchMode=yes", "-T", "--" }, true },
-		{ "srun", { "srun", "-N1", "-n1", "-w" }, false },
-		{ "pdsh", { "pdsh", "-N", "-w" }, true },
-		{ "mpirun", { "mpirun", "-n", "1", "--host" }, false },
+		{ "ssh", { "ssh", "-o", "BatchMode=yes", "-T" }, "--", true },
+		{ "srun", { "srun", "-N1", "-n1" }, "-w", false },
+		{ "pdsh", { "pdsh", "-N" }, "-w", true },
+		{ "mpirun", { "mpirun", "-n", "1" }, "--host", false },
 	};
 	struct words w = { 0 };
 	int rc = 0;
@@ -265,6 +267,10 @@ RCK_EXPORT int rck_launch_argv(const char *launcher, const char *host, const cha
 	if (b < RCK_ARRAY_SIZE(builtin)) {
 		for (size_t k = 0; !rc && k < RCK_ARRAY_SIZE(builtin[b].pre) && builtin[b].pre[k]; k++)
 			rc = words_dup(&w, builtin[b].pre[k]);
+		for (size_t k = 0; !rc && extra && extra[k]; k++)
+			rc = words_dup(&w, extra[k]);
+		if (!rc)
+			rc = words_dup(&w, builtin[b].sep);
 		if (!rc)
 			rc = words_dup(&w, host);
 		if (!rc)

@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,7 @@ RCK_EXPORT void rck_launch_opts_init(struct rck_launch_opts *o)
 	if (!o)
 		return;
 	memset(o, 0, sizeof(*o));
+	o->size = sizeof(*o);
 	o->launcher = "ssh";
 	o->max_inflight = 64;
 	o->start_timeout_ms = 30000;
@@ -56,9 +58,47 @@ void rck_launch_close_fd(int *fd)
 	*fd = -1;
 }
 
+/* A copy of a NULL-terminated word list (NULL stays NULL); 0 or -ENOMEM. */
+static int words_copy(const char *const *in, char ***out)
+{
+	size_t k = 0;
+
+	*out = NULL;
+	if (!in)
+		return 0;
+	while (in[k])
+		k++;
+	char **v = calloc(k + 1, sizeof(char *));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < k; i++)
+		if (!(v[i] = strdup(in[i]))) {
+			rck_launch_argv_free(v);
+			return -ENOMEM;
+		}
+	*out = v;
+	return 0;
+}
+
+/* @in read as far as its @size says, over the defaults; -EINVAL if it is
+ * too short or has nonzero bytes this library does not know. */
+static int opts_copy(const struct rck_launch_opts *in, struct rck_launch_opts *out)
+{
+	rck_launch_opts_init(out);
+	if (in->size < offsetof(struct rck_launch_opts, stop_grace_ms) + sizeof(in->stop_grace_ms))
+		return -EINVAL;
+	for (size_t i = sizeof(*out); i < in->size; i++)
+		if (((const unsigned char *)in)[i])
+			return -EINVAL;
+	memcpy(out, in, in->size < sizeof(*out) ? in->size : sizeof(*out));
+	out->size = sizeof(*out);
+	return 0;
+}
+
 RCK_EXPORT int rck_launch_new(struct rck_ctx *ctx, const struct rck_launch_opts *opts,
 			      const char *const *hosts, size_t n, struct rck_launch **out)
 {
+	struct rck_launch_opts o;
 	struct rck_launch *l;
 	char **probe = NULL;
 	int rc;
@@ -66,17 +106,21 @@ RCK_EXPORT int rck_launch_new(struct rck_ctx *ctx, const struct rck_launch_opts 
 	if (!out)
 		return -EINVAL;
 	*out = NULL;
-	if (!opts || !opts->launcher || !hosts || !n || opts->max_inflight < 1 || opts->max_inflight > 4096 ||
-	    !opts->start_timeout_ms || !opts->stop_grace_ms) {
+	if (!opts || opts_copy(opts, &o)) {
+		rck_err(ctx, "launch: options of an unknown size (initialise with rck_launch_opts_init())");
+		return -EINVAL;
+	}
+	if (!o.launcher || !hosts || !n || o.max_inflight < 1 || o.max_inflight > 4096 || !o.start_timeout_ms ||
+	    !o.stop_grace_ms) {
 		rck_err(ctx, "launch: bad options (launcher, hosts, max_inflight 1..4096, timeouts > 0)");
 		return -EINVAL;
 	}
-	rc = rck_launch_argv(opts->launcher, "host", opts->agent_argv, &probe);
+	rc = rck_launch_argv(o.launcher, "host", o.agent_argv, o.extra_args, &probe);
 	rck_launch_argv_free(probe);
 	if (rc) {
 		if (rc == -EINVAL)
 			rck_err(ctx, "launch: bad launcher '%s' (none, ssh, srun, pdsh, mpirun or a template naming {host})",
-				opts->launcher);
+				o.launcher);
 		return rc;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -95,23 +139,17 @@ RCK_EXPORT int rck_launch_new(struct rck_ctx *ctx, const struct rck_launch_opts 
 	if (!l)
 		return -ENOMEM;
 	l->ctx = ctx;
-	l->opts = *opts;
-	l->launcher = strdup(opts->launcher);
+	l->opts = o;
+	l->launcher = strdup(o.launcher);
 	l->h = calloc(n, sizeof(*l->h));
 	rc = l->launcher && l->h ? 0 : -ENOMEM;
-	if (!rc && opts->agent_argv) {
-		size_t k = 0;
-		while (opts->agent_argv[k])
-			k++;
-		l->agent = calloc(k + 1, sizeof(char *));
-		for (size_t i = 0; l->agent && i < k && !rc; i++)
-			if (!(l->agent[i] = strdup(opts->agent_argv[i])))
-				rc = -ENOMEM;
-		if (!l->agent)
-			rc = -ENOMEM;
-	}
+	if (!rc)
+		rc = words_copy(o.agent_argv, &l->agent);
+	if (!rc)
+		rc = words_copy(o.extra_args, &l->extra);
 	l->opts.launcher = l->launcher;
 	l->opts.agent_argv = (const char *const *)l->agent;
+	l->opts.extra_args = (const char *const *)l->extra;
 	for (size_t i = 0; !rc && i < n; i++) {
 		struct lhost *h = &l->h[i];
 		h->out_fd = h->err_fd = -1;
@@ -309,7 +347,7 @@ static int spawn(struct rck_launch *l, struct lhost *h)
 	sigset_t none, dfl;
 	pid_t pid;
 
-	rc = rck_launch_argv(l->launcher, h->name, l->opts.agent_argv, &argv);
+	rc = rck_launch_argv(l->launcher, h->name, l->opts.agent_argv, l->opts.extra_args, &argv);
 	if (rc)
 		return rc;
 	if (pipe2(outp, O_CLOEXEC | O_NONBLOCK) || pipe2(errp, O_CLOEXEC | O_NONBLOCK)) {

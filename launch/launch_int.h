@@ -54,6 +54,7 @@ struct rck_launch {
 	struct rck_launch_opts opts;
 	char *launcher;
 	char **agent;        /* NULL: the default */
+	char **extra;        /* NULL: none */
 	struct lhost *h;
 	size_t n;
 	bool started;

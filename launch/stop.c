@@ -116,6 +116,7 @@ RCK_EXPORT void rck_launch_free(struct rck_launch *l)
 	}
 	free(l->h);
 	rck_launch_argv_free(l->agent);
+	rck_launch_argv_free(l->extra);
 	free(l->launcher);
 	free(l);
 }

@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 			free(token);
 		}
-	} else if (rck_launch_argv(s, "h1", NULL, &argv) == 0 && strcmp(s, "none")) {
+	} else if (rck_launch_argv(s, "h1", NULL, NULL, &argv) == 0 && strcmp(s, "none")) {
 		/* A launch always names the host and ends with the agent words. */
 		size_t n = 0;
 		int host = 0;

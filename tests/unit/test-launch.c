@@ -67,10 +67,11 @@ static int teardown(void **state)
 	return system(cmd) ? -1 : 0;
 }
 
-static void expect_argv(const char *launcher, const char *host, const char *const *agent, const char *want)
+static void expect_argv_x(const char *launcher, const char *host, const char *const *agent,
+			  const char *const *extra, const char *want)
 {
 	char **argv = NULL, buf[512] = "";
-	int rc = rck_launch_argv(launcher, host, agent, &argv);
+	int rc = rck_launch_argv(launcher, host, agent, extra, &argv);
 	if (rc)
 		fail_msg("%s: %s", launcher, strerror(-rc));
 	for (char **p = argv; *p; p++) {
@@ -80,6 +81,11 @@ static void expect_argv(const char *launcher, const char *host, const char *cons
 	}
 	rck_launch_argv_free(argv);
 	assert_string_equal(buf, want);
+}
+
+static void expect_argv(const char *launcher, const char *host, const char *const *agent, const char *want)
+{
+	expect_argv_x(launcher, host, agent, NULL, want);
 }
 
 static void test_argv(void **state)
@@ -102,19 +108,24 @@ static void test_argv(void **state)
 	expect_argv("sh -c 'exec \"$0\" \"$@\"' {cmd} --host={host}", "n3", NULL,
 		    "sh|-c|exec \"$0\" \"$@\"|rocecheck|agent|--once|--host=n3");
 	expect_argv("a\\ b \"c \\\"d\\\" \\x\" {host}{host}", "h", NULL, "a b|c \"d\" \\x|hh|rocecheck|agent|--once");
-	assert_int_equal(rck_launch_argv("none", "n1", NULL, &argv), 0);
+	/* Extra words: after the built-in's options, before the host. */
+	static const char *const cfg[] = { "-F", "/lab/ssh/config", NULL }, *const part[] = { "-p", "gpu", NULL };
+	expect_argv_x("ssh", "n1", NULL, cfg, "ssh|-o|BatchMode=yes|-T|-F|/lab/ssh/config|--|n1|rocecheck|agent|--once");
+	expect_argv_x("srun", "n1", NULL, part, "srun|-N1|-n1|-p|gpu|-w|n1|rocecheck|agent|--once");
+	expect_argv_x("ssh {host}", "n1", NULL, part, "ssh|n1|rocecheck|agent|--once");
+	assert_int_equal(rck_launch_argv("none", "n1", NULL, NULL, &argv), 0);
 	assert_null(argv);
 
 	/* Refused: unknown one-word launcher, no {host}, open quote, bad hosts. */
-	assert_int_equal(rck_launch_argv("rsh", "n1", NULL, &argv), -EINVAL);
-	assert_int_equal(rck_launch_argv("ssh -F cfg", "n1", NULL, &argv), -EINVAL);
-	assert_int_equal(rck_launch_argv("ssh '{host}", "n1", NULL, &argv), -EINVAL);
-	assert_int_equal(rck_launch_argv("ssh {host} \\", "n1", NULL, &argv), -EINVAL);
-	assert_int_equal(rck_launch_argv("   ", "n1", NULL, &argv), -EINVAL);
-	assert_int_equal(rck_launch_argv("ssh", "-oProxyCommand=x", NULL, &argv), -EINVAL);
-	assert_int_equal(rck_launch_argv("ssh", "n1;reboot", NULL, &argv), -EINVAL);
-	assert_int_equal(rck_launch_argv("ssh", "n 1", NULL, &argv), -EINVAL);
-	assert_int_equal(rck_launch_argv("ssh", "", NULL, &argv), -EINVAL);
+	assert_int_equal(rck_launch_argv("rsh", "n1", NULL, NULL, &argv), -EINVAL);
+	assert_int_equal(rck_launch_argv("ssh -F cfg", "n1", NULL, NULL, &argv), -EINVAL);
+	assert_int_equal(rck_launch_argv("ssh '{host}", "n1", NULL, NULL, &argv), -EINVAL);
+	assert_int_equal(rck_launch_argv("ssh {host} \\", "n1", NULL, NULL, &argv), -EINVAL);
+	assert_int_equal(rck_launch_argv("   ", "n1", NULL, NULL, &argv), -EINVAL);
+	assert_int_equal(rck_launch_argv("ssh", "-oProxyCommand=x", NULL, NULL, &argv), -EINVAL);
+	assert_int_equal(rck_launch_argv("ssh", "n1;reboot", NULL, NULL, &argv), -EINVAL);
+	assert_int_equal(rck_launch_argv("ssh", "n 1", NULL, NULL, &argv), -EINVAL);
+	assert_int_equal(rck_launch_argv("ssh", "", NULL, NULL, &argv), -EINVAL);
 	assert_null(argv);
 }
 
@@ -135,6 +146,21 @@ static void test_new_refuses(void **state)
 	o.launcher = "ssh";
 	o.max_inflight = 0;
 	assert_int_equal(rck_launch_new(NULL, &o, hosts, 2, &l), -EINVAL);
+
+	/* @size: too short refused; a longer struct only with zeros past ours. */
+	struct {
+		struct rck_launch_opts o;
+		unsigned char more[8];
+	} big;
+	memset(&big, 0, sizeof(big));
+	rck_launch_opts_init(&big.o);
+	big.o.size = sizeof(big);
+	assert_int_equal(rck_launch_new(NULL, &big.o, hosts, 2, &l), 0);
+	rck_launch_free(l);
+	big.more[3] = 1;
+	assert_int_equal(rck_launch_new(NULL, &big.o, hosts, 2, &l), -EINVAL);
+	big.o.size = sizeof(size_t);
+	assert_int_equal(rck_launch_new(NULL, &big.o, hosts, 2, &l), -EINVAL);
 	assert_string_equal(rck_launch_status_name(RCK_LAUNCH_UNREACHABLE), "unreachable");
 	assert_null(rck_launch_status_name((enum rck_launch_status)99));
 }

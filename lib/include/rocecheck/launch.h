@@ -18,10 +18,10 @@ extern "C" {
  *    command at its end; the agent, started with --once, prints one line
  *    `PORT TOKEN` on its stdout, which reaches us through the launcher.
  *  - Built-in launchers build their argv without a shell:
- *      ssh     ssh -o BatchMode=yes -T -- HOST AGENT...
- *      srun    srun -N1 -n1 -w HOST AGENT...
- *      pdsh    pdsh -N -w HOST AGENT...
- *      mpirun  mpirun -n 1 --host HOST AGENT...   (Open MPI's spelling)
+ *      ssh     ssh -o BatchMode=yes -T EXTRA... -- HOST AGENT...
+ *      srun    srun -N1 -n1 EXTRA... -w HOST AGENT...
+ *      pdsh    pdsh -N EXTRA... -w HOST AGENT...
+ *      mpirun  mpirun -n 1 EXTRA... --host HOST AGENT...   (Open MPI's spelling)
  *    ssh and pdsh hand the command to a remote shell: agent words holding
  *    shell metacharacters are single-quoted for it.
  *  - Any other launcher string is a template: it is split into words at
@@ -54,8 +54,14 @@ extern "C" {
  * caller that reads pipes of its own should ignore SIGPIPE as usual.
  */
 
-/** Launch options; set with rck_launch_opts_init() then change fields. */
+/**
+ * Launch options. Initialise with rck_launch_opts_init() and then set the
+ * members you need: the library reads only the first @size bytes, so a
+ * program built against an older, shorter struct keeps working. Members
+ * are only ever added at the end. Strings are copied by rck_launch_new().
+ */
 struct rck_launch_opts {
+	size_t size;             /**< sizeof(struct rck_launch_opts) */
 	/** "none", "ssh", "srun", "pdsh", "mpirun" or a template naming {host}. */
 	const char *launcher;
 	/** Agent command, NULL-terminated; NULL: rocecheck agent --once. */
@@ -66,6 +72,13 @@ struct rck_launch_opts {
 	unsigned int start_timeout_ms;
 	/** SIGTERM to SIGKILL (default 2000 ms); SIGKILL waits as long again. */
 	unsigned int stop_grace_ms;
+	/**
+	 * Words for a built-in launcher, NULL-terminated, put after its own
+	 * options and before the host: for example { "-F", "/lab/ssh/config",
+	 * NULL } for ssh, { "-p", "gpu", NULL } for srun. NULL: none. Ignored
+	 * by templates (write them into the template) and by none.
+	 */
+	const char *const *extra_args;
 };
 
 /** Fills @opts with the defaults (launcher "ssh"). */
@@ -85,12 +98,14 @@ const char *rck_launch_status_name(enum rck_launch_status s);
 
 /**
  * Builds in *@out the argv that starts @agent_argv (NULL: the default agent
- * command) on @host through @launcher, as described above. For "none",
- * *@out is NULL. The caller frees *@out with rck_launch_argv_free().
+ * command) on @host through @launcher, with @extra_args (NULL: none) after
+ * a built-in launcher's own options, as described above. For "none", *@out
+ * is NULL. The caller frees *@out with rck_launch_argv_free().
  * Returns 0, -EINVAL for an unknown launcher, a template without {host},
  * an unbalanced quote, or a bad host name, -ENOMEM. Thread-safe.
  */
-int rck_launch_argv(const char *launcher, const char *host, const char *const *agent_argv, char ***out);
+int rck_launch_argv(const char *launcher, const char *host, const char *const *agent_argv,
+		    const char *const *extra_args, char ***out);
 /** Frees an argv from rck_launch_argv(); NULL is fine. */
 void rck_launch_argv_free(char **argv);
 
