@@ -98,3 +98,17 @@ assert_gone() {
 	done
 	return 0
 }
+
+# probe_listen NODE LOG ARGS...: starts `rocecheck ARGS` (a probe listener)
+# in the background on NODE, logging to LOG there, and waits (bounded) until
+# it listens on the probe's default port 18520.
+probe_listen() {
+	local n=$1 log=$2 out i
+	shift 2
+	out=$(rx "$n" --bg --log "$log" -- rocecheck "$@") || fail "cannot start the probe server on $n: $out"
+	for i in $(seq 50); do
+		rx "$n" -- sh -c 'grep -q ":4858 0*:0000 0A" /proc/net/tcp /proc/net/tcp6' && return 0
+		sleep 0.2
+	done
+	fail "probe server not listening on $n: $(rx "$n" -- cat "$log")"
+}

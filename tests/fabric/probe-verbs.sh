@@ -14,13 +14,7 @@ A2=$(rx n2 -- sh -c 'echo $ROCELAB_ADDR')
 [ -n "$A1" ] && [ -n "$A2" ] || fail "no guest addresses ($A1, $A2)"
 
 # The server serves every session of this test, and exits when idle.
-out=$(rx n1 --bg --log /tmp/probe-srv.log -- rocecheck -j probe --listen --idle 300) ||
-	fail "cannot start the probe server: $out"
-for i in $(seq 50); do
-	rx n1 -- sh -c 'grep -q ":4858 0*:0000 0A" /proc/net/tcp /proc/net/tcp6' && break
-	[ "$i" = 50 ] && fail "probe server not listening: $(rx n1 -- cat /tmp/probe-srv.log)"
-	sleep 0.2
-done
+probe_listen n1 /tmp/probe-srv.log -j probe --listen --idle 300
 
 # probe ARGS...: JSON of a probe from n2 to n1 in OUT, exit code in RC.
 probe() {

@@ -27,7 +27,7 @@ for n in n1 n2; do
 done
 ok "rxe0 on eth0 and rxe1 on eth1 ACTIVE on both nodes, each with its rail's RoCE v2 GID"
 
-st=$("$L" status) || fail "status"
+st=$("$L" status --name "$ROCELAB_NAME") || fail "status"
 grep -q '2 rails: 10\.77\.[0-9]*\.0/24 10\.78\.[0-9]*\.0/24' <<<"$st" || fail "status does not show the rails: $st"
 grep -q 'n2 .*rxe1=10\.78\.[0-9]*\.2' <<<"$st" || fail "status does not show n2's rail-1 address: $st"
 out=$("$L" host -- sh -c 'echo "$ROCELAB_RAILS|$ROCELAB_NODES|$ROCELAB_NODES_RAIL1"') || fail "host: $out"
@@ -68,13 +68,7 @@ ok "rail 1 alone: +$d1 packets on rxe1, rxe0 untouched"
 
 # --- rocecheck probe on rail 1 (rxe1 to rxe1): its packets stay on rxe1 too.
 if [ -n "$BUILD_DIR" ] && [ -x "$BUILD_DIR/tools/rocecheck" ]; then
-	rx n1 --bg --log /tmp/probe-srv.log -- rocecheck probe --listen -d rxe1 --idle 120 >/dev/null ||
-		fail "probe server on n1 rxe1"
-	for i in $(seq 50); do
-		rx n1 -- sh -c 'grep -q ":4858 0*:0000 0A" /proc/net/tcp /proc/net/tcp6' && break
-		[ "$i" = 50 ] && fail "probe server not listening: $(rx n1 -- cat /tmp/probe-srv.log)"
-		sleep 0.2
-	done
+	probe_listen n1 /tmp/probe-srv.log probe --listen -d rxe1 --idle 120
 	n1r1=$(rx n1 -- sh -c 'echo $ROCELAB_ADDR_RAIL1')
 	read -r a0 a1 <<<"$(rcvd n1)"
 	out=$(rx n2 -t 120 -- rocecheck probe "$n1r1" -d rxe1 --iters 200 --size 4096 2>&1) || fail "probe -d rxe1: $out"
@@ -91,7 +85,7 @@ fi
 "$L" impair n2 --rail 1 down >/dev/null || fail "impair n2 --rail 1 down"
 st=$(rx n2 -- sh -c 'echo $(cut -d" " -f2 /sys/class/infiniband/rxe0/ports/1/state) $(cut -d" " -f2 /sys/class/infiniband/rxe1/ports/1/state)')
 [ "$st" = "ACTIVE DOWN" ] || fail "after impair n2 --rail 1 down: rxe0 rxe1 are '$st'"
-"$L" status | grep -q 'n2 .*impaired: rail 1: down' || fail "status does not show n2's rail 1 down"
+grep -q 'n2 .*impaired: rail 1: down' <<<"$("$L" status --name "$ROCELAB_NAME")" || fail "status does not show n2's rail 1 down"
 n1r1=$(rx n1 -- sh -c 'echo $ROCELAB_ADDR_RAIL1')
 rx n2 -t 20 -- ping -c 2 -W 1 "${n1r1%.*}.1" >/dev/null && fail "n2 still reaches n1 on rail 1 while it is down"
 rx n2 -t 20 -- ping -c 2 -W 2 "$(rx n1 -- sh -c 'echo $ROCELAB_ADDR')" >/dev/null || fail "n2 lost rail 0 too"
