@@ -50,8 +50,10 @@ extern "C" {
  *    thousands of hosts raises RLIMIT_NOFILE.
  *
  * Thread safety: a launch handle is used by one thread at a time. Different
- * handles are independent. The library changes no signal disposition; a
- * caller that reads pipes of its own should ignore SIGPIPE as usual.
+ * handles are independent. The library changes no signal disposition and
+ * reaps only its own children (waitpid on their pids): a caller that reaps
+ * with waitpid(-1) or ignores SIGCHLD takes their exit status away (the
+ * reason then says "not reaped").
  */
 
 /**
