@@ -203,7 +203,7 @@ static void test_ready_and_stop(void **state)
 	t = ms();
 	/* The script's sleep is in the launcher's process group: it goes too. */
 	assert_int_equal(rck_launch_stop(l), 0);
-	assert_true(ms() - t < 600);
+	assert_true(ms() - t < 2000);
 	assert_int_equal(rck_launch_host_status(l, 0), RCK_LAUNCH_STOPPED);
 	assert_int_equal(rck_launch_stop(l), 0);
 	rck_launch_free(l);
@@ -221,7 +221,7 @@ static void test_failures_are_results(void **state)
 	/* Hangs: unreachable after the deadline, with its stderr. */
 	t = ms();
 	l = launch("hang", hosts, 1, 64, 300);
-	assert_true(ms() - t < 1500);
+	assert_true(ms() - t < 5000);
 	assert_int_equal(rck_launch_host_status(l, 0), RCK_LAUNCH_UNREACHABLE);
 	r = rck_launch_host_reason(l, 0);
 	assert_non_null(r);
@@ -234,7 +234,7 @@ static void test_failures_are_results(void **state)
 	/* Exits 1: its status and stderr tail, at once (not at the deadline). */
 	t = ms();
 	l = launch("fail", hosts, 1, 64, 10000);
-	assert_true(ms() - t < 2000);
+	assert_true(ms() - t < 5000);
 	r = rck_launch_host_reason(l, 0);
 	assert_int_equal(rck_launch_host_status(l, 0), RCK_LAUNCH_UNREACHABLE);
 	assert_non_null(strstr(r, "launcher ended before PORT TOKEN (exit status 1)"));
@@ -244,7 +244,7 @@ static void test_failures_are_results(void **state)
 	/* Garbage on stdout: refused at once, what it printed in the reason. */
 	t = ms();
 	l = launch("garbage", hosts, 1, 64, 10000);
-	assert_true(ms() - t < 2000);
+	assert_true(ms() - t < 5000);
 	r = rck_launch_host_reason(l, 0);
 	assert_non_null(strstr(r, "printed 'Welcome to node!', not PORT TOKEN"));
 	rck_launch_free(l);
@@ -275,8 +275,9 @@ static void test_sigkill_after_grace(void **state)
 	t = ms();
 	assert_int_equal(rck_launch_stop(l), 0);
 	t = ms() - t;
-	/* Ignores SIGTERM: SIGKILL after the 300 ms grace, reaped. */
-	assert_true(t >= 250 && t < 1500);
+	/* Ignores SIGTERM: SIGKILL after the 300 ms grace, reaped (bounds loose
+	 * enough for valgrind on a loaded machine). */
+	assert_true(t >= 250 && t < 5000);
 	assert_int_equal(rck_launch_host_status(l, 0), RCK_LAUNCH_STOPPED);
 	rck_launch_free(l);
 	assert_int_equal(waitpid(-1, NULL, WNOHANG), -1);
