@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Fabric test: `rocelab up --agents --ssh` — an agent with the lab's key in
-# every guest, `rocelab host -- rocecheck mesh --hosts "$ROCELAB_NODES"` as
-# is, a wrong key refused, agents started over the lab's ssh by the launch API.
+# Fabric test: `rocelab up --rails 2 --agents --ssh` — an agent with the
+# lab's key in every guest, `rocelab host -- rocecheck mesh --hosts
+# "$ROCELAB_NODES"` as is (rail with rail), a wrong key refused, agents
+# started over the lab's ssh by the launch API.
 
 . "$(dirname "$0")/lib.sh"
 fabric_prereqs
@@ -11,9 +12,18 @@ RC=${BUILD_DIR:+$BUILD_DIR/tools/rocecheck}
 command -v dropbear >/dev/null || need "dropbear not found (dropbear-bin)"
 LAUNCH_RUN=${LAUNCH_RUN:-$BUILD_DIR/tests/fabric/launch-run}
 TMPD=$(mktemp -d)
-lab_up agents 2 --agents --ssh
+lab_up agents 2 --rails 2 --agents --ssh
 L=$ROCELAB
-say "booted 2 nodes with agents and ssh in $BOOT_SECS s"
+say "booted 2 nodes x 2 rails with agents and ssh in $BOOT_SECS s"
+
+# "rxe0-rxe0 ok" per probe of a mesh result: which device sent to which, and
+# how it went (the reason of the first one that failed in FIRST_FAIL).
+probe_pairs() {
+	jq -r '([.hosts[].nics[] | {key: (.id | tostring), value: .device}] | from_entries) as $d
+		| .probes[] | "\($d[.src | tostring])-\($d[.dst | tostring]) \(.result.status)"' | sort | uniq -c |
+		awk '{ printf "%s%s %s x%s", sep, $2, $3, $1; sep = ", " }'
+}
+first_fail() { jq -r '[.probes[].result | select(.status != "ok") | .reason][0] // ""'; }
 
 # --- the key: 0600 on the host, the same bytes 0600 in every guest.
 kf=$("$L" host -- sh -c 'echo "$ROCECHECK_KEY_FILE"')
@@ -30,10 +40,12 @@ ok "agent key 0600 in the lab's state and in both guests; agents listening on 18
 t=$(date +%s%N)
 out=$("$L" host -- sh -c 'exec "$0" -j mesh --hosts "$ROCELAB_NODES" --iters 50 --size 4096' "$RC" 2>"$TMPD/err") ||
 	fail "mesh over the lab's agents: $(cat "$TMPD/err") $out"
-n_ok=$(jq '[.. | objects | select(has("status")) | select(.status == "ok")] | length' <<<"$out")
-say "mesh over 2 agents in $(since "$t") s: $n_ok ok results"
-((n_ok >= 2)) || fail "mesh: fewer than 2 ok results: $out"
-ok "rocelab host -- rocecheck mesh --hosts \"\$ROCELAB_NODES\": $n_ok ok probes"
+pairs=$(probe_pairs <<<"$out")
+say "mesh over 2 agents in $(since "$t") s: $pairs"
+# --rails same (the default): each direction once per rail, rail with rail.
+[ "$pairs" = "rxe0-rxe0 ok x2, rxe1-rxe1 ok x2" ] ||
+	fail "mesh: probes $pairs, want rxe0-rxe0 ok x2, rxe1-rxe1 ok x2 ($(first_fail <<<"$out"))"
+ok "rocelab host -- rocecheck mesh --hosts \"\$ROCELAB_NODES\": rail with rail ($pairs)"
 
 # --- a wrong key is refused.
 (umask 077 && echo 0123456789abcdef0123456789abcdef >"$TMPD/wrong.key")
@@ -55,9 +67,10 @@ fi
 if "$RC" mesh --help 2>&1 | grep -q -- '--launcher'; then
 	out=$("$L" host -- sh -c 'exec "$0" -j mesh --hosts "$ROCELAB_NODES" --launcher ssh --iters 50 --size 4096' "$RC" 2>"$TMPD/err") ||
 		fail "mesh --launcher ssh: $(cat "$TMPD/err") $out"
-	n_ok=$(jq '[.. | objects | select(has("status")) | select(.status == "ok")] | length' <<<"$out")
-	((n_ok >= 2)) || fail "mesh --launcher ssh: $out"
-	ok "rocecheck mesh --launcher ssh over the lab's ssh: $n_ok ok probes"
+	pairs=$(probe_pairs <<<"$out")
+	[ "$pairs" = "rxe0-rxe0 ok x2, rxe1-rxe1 ok x2" ] ||
+		fail "mesh --launcher ssh: probes $pairs ($(first_fail <<<"$out"))"
+	ok "rocecheck mesh --launcher ssh over the lab's ssh: $pairs"
 else
 	say "rocecheck mesh has no --launcher yet: that part is skipped"
 fi
