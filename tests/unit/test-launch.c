@@ -55,6 +55,7 @@ static int setup(void **state)
 	script("garbage", "echo 'Welcome to node!'; sleep 30");
 	script("stubborn", "trap '' TERM; echo \"5000 tok\"; while :; do sleep 1; done");
 	script("args", "shift; echo \"$# $*\" >&2; echo \"7 $(echo \"$*\" | tr ' ' _)\"; exec sleep 30");
+	script("short", "echo '6 t'; sleep 0.2; echo 'agent: session over' >&2; exit 4");
 	script("chatty", "echo \"9 t\"; i=0; while [ $i -lt 2000 ]; do echo 'log line from the agent, quite long' >&2; i=$((i+1)); done; sleep 30");
 	return 0;
 }
@@ -314,6 +315,25 @@ static void test_agent_words_and_drain(void **state)
 	}
 	assert_int_equal(rck_launch_drain(l), 0);
 	assert_int_equal(rck_launch_stop(l), 0);
+	rck_launch_free(l);
+
+	/* An agent that ends while in use: drain() notices, with its reason. */
+	snprintf(t, sizeof(t), "%s/short {host}", dir);
+	assert_int_equal(rck_launch_new(NULL, &o, hosts, 1, &l), 0);
+	assert_int_equal(rck_launch_start(l), 0);
+	assert_int_equal(rck_launch_host_status(l, 0), RCK_LAUNCH_READY);
+	unsigned int ended = 0;
+	for (int i = 0; i < 500 && !ended; i++) {
+		ended = rck_launch_drain(l);
+		usleep(10000);
+	}
+	assert_int_equal(ended, 1);
+	assert_int_equal(rck_launch_host_status(l, 0), RCK_LAUNCH_EXITED);
+	const char *r = rck_launch_host_reason(l, 0);
+	if (!strstr(r, "exit status 4") || !strstr(r, "agent: session over"))
+		fail_msg("reason: %s", r);
+	assert_int_equal(rck_launch_stop(l), 0);
+	assert_int_equal(rck_launch_host_status(l, 0), RCK_LAUNCH_EXITED);
 	rck_launch_free(l);
 }
 
