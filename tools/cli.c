@@ -424,6 +424,41 @@ static int apply_global(struct cli *cli, struct globals *g, const struct cli_opt
 	}
 }
 
+/* Where the command's part of a short-option word inside a command begins:
+ * the index of its first letter that is not a global flag (a command's
+ * option, an unknown one); -1 when the whole word is global (flags, up to
+ * a global option whose value is the rest). */
+static int cmd_letters(const struct cli *cli, const char *a)
+{
+	for (int k = 1; a[k]; k++) {
+		const struct cli_opt *o = find_short(cli->tool->globals, a[k]);
+
+		if (!o || find_short(cli->cmd->opts, a[k]))
+			return k;
+		if (o->arg)
+			break;
+	}
+	return -1;
+}
+
+/* Apply the global flags a[1] .. a[end - 1] of a short-option word. */
+static int global_flags(struct cli *cli, struct globals *g, const char *a, int end)
+{
+	for (int k = 1; k < end; k++) {
+		const struct cli_opt *o = find_short(cli->tool->globals, a[k]);
+		int rc;
+
+		if (!o || o->id == 'h') {
+			g->help = g->help || o;
+			continue;
+		}
+		rc = apply_global(cli, g, o, NULL);
+		if (rc != CLI_CONTINUE)
+			return rc;
+	}
+	return CLI_CONTINUE;
+}
+
 /* Walk argv: global options (anywhere) are applied and dropped, the first
  * other word picks the command, the rest is left in @out for the command.
  * A command option's value is skipped over, so "--save -j" saves to "-j". */
@@ -460,14 +495,23 @@ static int split_globals(struct cli *cli, struct globals *g, int argc, char **ar
 				size_t n = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
 
 				global = find_long(gt, a + 2, n) && !find_long(cli->cmd->opts, a + 2, n);
+				/* A tool without command words answers the hidden ones too. */
+				if (!global && cli->cmd == cli->tool->single)
+					global = find_long(cli_hidden_globals, a + 2, n) != NULL;
 			} else {
-				for (const char *p = a + 1; *p && global; p++) {
-					const struct cli_opt *o = find_short(gt, *p);
+				int split = cmd_letters(cli, a);
 
-					global = o && !find_short(cli->cmd->opts, *p);
-					if (o && o->arg)
-						break;
+				if (split > 1) {
+					/* "-jr FILE": the global flags in front are applied
+					 * here, "-r" is handed to the command. */
+					rc = global_flags(cli, g, a, split);
+					if (rc != CLI_CONTINUE)
+						return rc;
+					argv[i] += split - 1;
+					argv[i][0] = '-';
+					a = argv[i];
 				}
+				global = split < 0;
 			}
 			if (global && (!strcmp(a, "-h") || !strcmp(a, "--help"))) {
 				global = false;
@@ -484,7 +528,8 @@ static int split_globals(struct cli *cli, struct globals *g, int argc, char **ar
 			const char *val;
 			const struct cli_opt *o = next_opt(gt, argc, argv, &i, &ci, &val, err, sizeof(err));
 
-			if (!o && !cli->cmd && a[1] == '-' && !strncmp(err, "unknown", 7))
+			if (!o && (!cli->cmd || cli->cmd == cli->tool->single) && a[1] == '-' &&
+			    !strncmp(err, "unknown", 7))
 				o = next_opt(cli_hidden_globals, argc, argv, &i, &ci, &val, err, sizeof(err));
 			if (!o)
 				return opt_err(cli, err);

@@ -135,6 +135,14 @@ static const struct {
 	{ &single, "tcp port 4791 -v", 0, "cap fmt0 v1 t10000 | | tcp port 4791" },
 	{ &single, "-h", 0, "cap fmt0 v0 t0 |" },
 	{ &single, "--bogus", 2, "cap fmt0 v0 t10000 |" },
+	/* Global flags in front of a command's letters in one word. */
+	{ &single, "-jn 3 tcp", 0, "cap fmt1 v0 t10000 | n=3 | tcp" },
+	{ &single, "-vjf -jn4", 0, "cap fmt1 v1 t10000 | f= n=4 |" },
+	{ &single, "-jx", 2, "cap fmt1 v0 t10000 |" },
+	{ &single, "-jh", 0, "" },     /* the usage, from the global -h */
+	/* The hidden options of a tool without command words. */
+	{ &single, "--dump-options", 0, "" },
+	{ &single, "tcp --completion bash", 0, "" },
 	/* A tool with a global of its own and without -v. */
 	{ &own, "-v run", 2, "" },
 };
