@@ -424,38 +424,57 @@ static int apply_global(struct cli *cli, struct globals *g, const struct cli_opt
 	}
 }
 
-/* Where the command's part of a short-option word inside a command begins:
- * the index of its first letter that is not a global flag (a command's
- * option, an unknown one); -1 when the whole word is global (flags, up to
- * a global option whose value is the rest). */
-static int cmd_letters(const struct cli *cli, const char *a)
+/* A word of short options inside a command ("-jb", "-bV", "-jr FILE",
+ * "-bt500"): its global letters are applied here and taken out of the
+ * word in place; what is left ("-b", "-r") is the command's, ending with
+ * the value of a command option that takes one. *i moves past a global
+ * option's value taken from the next word; *keep says whether anything
+ * is left for the command. Returns CLI_CONTINUE or the exit code. */
+static int split_short(struct cli *cli, struct globals *g, int argc, char **argv, int *i, bool *keep)
 {
-	for (int k = 1; a[k]; k++) {
-		const struct cli_opt *o = find_short(cli->tool->globals, a[k]);
+	char *a = argv[*i];
+	int w = 1;
 
-		if (!o || find_short(cli->cmd->opts, a[k]))
-			return k;
+	*keep = false;
+	for (int k = 1; a[k]; k++) {
+		const struct cli_opt *c = find_short(cli->cmd->opts, a[k]);
+		const struct cli_opt *o = c ? NULL : find_short(cli->tool->globals, a[k]);
+		const char *val = NULL;
+		int rc;
+
+		if (!o) {
+			/* The command's, or unknown: the command says so. */
+			a[w++] = a[k];
+			if (c && c->arg) {
+				memmove(a + w, a + k + 1, strlen(a + k + 1) + 1);
+				*keep = true;
+				return CLI_CONTINUE;
+			}
+			continue;
+		}
+		if (o->id == 'h') {
+			/* Help wins: the command gets "-h" alone. */
+			g->help = true;
+			strcpy(a, "-h");
+			*keep = true;
+			return CLI_CONTINUE;
+		}
+		if (o->arg) {
+			if (a[k + 1])
+				val = a + k + 1;
+			else if (*i + 1 < argc)
+				val = argv[++*i];
+			else
+				return cli_bad_args(cli, "option '-%c' needs a value (%s)", o->short_name, o->arg);
+		}
+		rc = apply_global(cli, g, o, val);
+		if (rc != CLI_CONTINUE)
+			return rc;
 		if (o->arg)
 			break;
 	}
-	return -1;
-}
-
-/* Apply the global flags a[1] .. a[end - 1] of a short-option word. */
-static int global_flags(struct cli *cli, struct globals *g, const char *a, int end)
-{
-	for (int k = 1; k < end; k++) {
-		const struct cli_opt *o = find_short(cli->tool->globals, a[k]);
-		int rc;
-
-		if (!o || o->id == 'h') {
-			g->help = g->help || o;
-			continue;
-		}
-		rc = apply_global(cli, g, o, NULL);
-		if (rc != CLI_CONTINUE)
-			return rc;
-	}
+	a[w] = '\0';
+	*keep = w > 1;
 	return CLI_CONTINUE;
 }
 
@@ -499,19 +518,19 @@ static int split_globals(struct cli *cli, struct globals *g, int argc, char **ar
 				if (!global && cli->cmd == cli->tool->single)
 					global = find_long(cli_hidden_globals, a + 2, n) != NULL;
 			} else {
-				int split = cmd_letters(cli, a);
+				int at = i;
+				bool keep;
 
-				if (split > 1) {
-					/* "-jr FILE": the global flags in front are applied
-					 * here, "-r" is handed to the command. */
-					rc = global_flags(cli, g, a, split);
-					if (rc != CLI_CONTINUE)
-						return rc;
-					argv[i] += split - 1;
-					argv[i][0] = '-';
-					a = argv[i];
+				rc = split_short(cli, g, argc, argv, &i, &keep);
+				if (rc != CLI_CONTINUE)
+					return rc;
+				i++;
+				if (keep) {
+					out[(*nout)++] = argv[at];
+					if (i < argc && takes_next(cli->cmd->opts, argv[at]))
+						out[(*nout)++] = argv[i++];
 				}
-				global = split < 0;
+				continue;
 			}
 			if (global && (!strcmp(a, "-h") || !strcmp(a, "--help"))) {
 				global = false;

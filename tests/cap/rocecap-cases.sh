@@ -75,6 +75,7 @@ cases=(
 	"0|-r @T/s.pcap -j|out:^\{\"schema\":\"rocecheck.rocecap/1\",\"packets\":"
 	"0|-p -r @T/s.pcap|out:^  \"schema\": \"rocecheck.rocecap/1\","
 	"0|-jr @T/s.pcap -c 3|out:\"packets\":3,"
+	"0|-r @T/s.pcap -jc3|out:\"packets\":3,"
 	"0|-r @T/s.pcap ether proto 0x8808 -j|out:\"packets\":5,"
 	"0|-r @T/s.pcap -- ether proto 0x8808|out:^Frames: 5 "
 	"0|--read=@T/s.pcap --flows --opcodes|out:^Flows, worst first"

@@ -70,6 +70,13 @@ cases=(
 	"0|-j counters --sysfs-root @F/mlx5 mlx5_0/1|out:^\{"
 	"0|counters mlx5_0 -p --sysfs-root @F/mlx5|out:^\{$"
 	"0|--sysfs-root @F/mlx5 counters --all -v|out:mlx5_0"
+	# Global and command letters in one word, in either order.
+	"0|--sysfs-root @F/mlx5 devices -bj|out:^\{\"schema\":\"rocecheck.links/1\""
+	"0|--sysfs-root @F/mlx5 devices -jb|out:^\{\"schema\":\"rocecheck.links/1\""
+	"0|devices -bV|out:^rocecheck [0-9]"
+	"0|devices -bh|out:^Usage: rocecheck devices"
+	"2|devices -bt|err:^rocecheck: devices: option '-t' needs a value"
+	"2|devices -bx|err:^rocecheck: devices: unknown option '-x'"
 	# Bad global values, in both positions: one line naming the value.
 	"2|--timeout 0 devices|err:invalid --timeout '0'"
 	"2|devices --timeout 0|err:^rocecheck: devices: invalid --timeout '0'"
