@@ -7,5 +7,6 @@
 #include <rocecheck/inventory.h>
 #include <rocecheck/counters.h>
 #include <rocecheck/probe.h>
+#include <rocecheck/analysis.h>
 
 #endif
