@@ -20,6 +20,8 @@ static void write_links(struct emit *e, const struct rck_report_links *l)
 	emit_u64(e, "cleared", NULL, l->cleared);
 	emit_u64(e, "inconclusive", NULL, l->inconclusive);
 	emit_obj_close(e);
+	if (!l->samples)
+		return;
 	emit_text(e, "%u link samples, %u ok, %u failed", l->samples, l->ok, l->failed);
 	if (l->centre_gbps > 0)
 		emit_text(e, "; fabric median %.1f Gb/s (noise %.1f%%)", l->centre_gbps,

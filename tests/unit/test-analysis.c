@@ -1,0 +1,603 @@
+/* Analysis on synthetic fabrics (seeded noise, CV 2%, 256 hosts), on the
+ * recorded sysfs fixtures, and on hand-made counter deltas per link. */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <rocecheck/rocecheck.h>
+
+#include "synth.h"
+
+#define HOSTS 256
+#define SEEDS 100
+#define ROUNDS (RCK_LINK_RETEST_MAX + 2)
+
+static void dump(const struct rck_report *r)
+{
+	rck_report_write(r, stderr, RCK_FORMAT_TEXT);
+}
+
+static struct synth fabric(uint64_t seed)
+{
+	struct synth s = {.hosts = HOSTS, .mean_gbps = 97.0, .cv = 0.02, .line_rate = 100, .seed = seed};
+
+	assert_int_equal(synth_init(&s), 0);
+	return s;
+}
+
+/* One link at 0.90 of its peers: found, alone, in every seed. */
+static void test_one_slow_link(void **state)
+{
+	unsigned int found = 0, retests = 0, suspects = 0;
+
+	for (uint64_t seed = 1; seed <= SEEDS; seed++) {
+		struct synth s = fabric(seed);
+		struct rck_report_links st = {.size = sizeof(st)};
+		const struct rck_finding *f;
+		struct rck_report *r;
+		unsigned int n;
+		char want[32];
+
+		s.bad_src = (unsigned int)((seed * 7919) % HOSTS);
+		s.bad_dst = (unsigned int)((seed * 104729 + 1) % HOSTS);
+		if (s.bad_dst == s.bad_src)
+			s.bad_dst = (s.bad_dst + 1) % HOSTS;
+		s.bad_factor = 0.90;
+		assert_int_equal(synth_run(&s, NULL, ROUNDS, &r, &n), 0);
+		retests += n;
+		rck_report_links(r, &st);
+		suspects += st.suspects;
+		f = rck_report_finding(r, 0);
+		snprintf(want, sizeof(want), "n%04u", s.bad_dst);
+		if (rck_report_finding_count(r) == 1 && rck_finding_code(f) == RCK_FINDING_LINK_SLOW &&
+		    rck_finding_severity(f) == RCK_SEVERITY_DEGRADED && !strcmp(rck_finding_peer_host(f), want) &&
+		    rck_report_verdict(r) == RCK_VERDICT_DEGRADED)
+			found++;
+		else
+			dump(r);
+		rck_report_free(r);
+		synth_fini(&s);
+	}
+	print_message("one link at 0.90: found in %u of %d seeds; %u suspects, %u retests in all\n",
+		      found, SEEDS, suspects, retests);
+	assert_int_equal(found, SEEDS);
+}
+
+/* Healthy fabrics: no finding at all, retests included. */
+static void test_healthy(void **state)
+{
+	unsigned int clean = 0, retests = 0, suspects = 0, inconclusive = 0;
+
+	for (uint64_t seed = 1001; seed < 1001 + SEEDS; seed++) {
+		struct synth s = fabric(seed);
+		struct rck_report_links st = {.size = sizeof(st)};
+		struct rck_report *r;
+		unsigned int n;
+
+		assert_int_equal(synth_run(&s, NULL, ROUNDS, &r, &n), 0);
+		rck_report_links(r, &st);
+		retests += n;
+		suspects += st.suspects;
+		inconclusive += st.inconclusive;
+		if (!rck_report_finding_count(r) && rck_report_verdict(r) == RCK_VERDICT_HEALTHY &&
+		    !rck_report_retest_count(r))
+			clean++;
+		else
+			dump(r);
+		rck_report_free(r);
+		synth_fini(&s);
+	}
+	print_message("healthy: %u of %d seeds without findings; %u suspects, %u retests, "
+		      "%u inconclusive (%u links per seed)\n", clean, SEEDS, suspects, retests,
+		      inconclusive, HOSTS * (HOSTS - 1));
+	assert_int_equal(clean, SEEDS);
+}
+
+/* Without retests, the analysis says so: unconfirmed warnings, a retest list. */
+static void test_no_retest(void **state)
+{
+	struct synth s = fabric(7);
+	struct rck_report *r;
+	struct rck_analysis *a;
+
+	s.bad_src = 3;
+	s.bad_dst = 9;
+	s.bad_factor = 0.80;
+	assert_int_equal(synth_analysis(&s, NULL, &a), 0);
+	assert_int_equal(rck_analysis_run(a, &r), 0);
+	assert_true(rck_report_retest_count(r) > 0);
+	assert_int_equal(rck_report_verdict(r), RCK_VERDICT_HEALTHY);
+	for (unsigned int i = 0; i < rck_report_finding_count(r); i++) {
+		const struct rck_finding *f = rck_report_finding(r, i);
+
+		assert_int_equal(rck_finding_severity(f), RCK_SEVERITY_WARNING);
+		assert_non_null(strstr(rck_finding_reason(f), "not retested"));
+	}
+	assert_true(rck_report_code_count(r, RCK_FINDING_LINK_SLOW) >= 1);
+	rck_report_free(r);
+	rck_analysis_free(a);
+	synth_fini(&s);
+}
+
+/* One NIC at half speed: the NIC, not its 510 links. */
+static void test_slow_nic(void **state)
+{
+	struct synth s = fabric(42);
+	double factor[HOSTS];
+	const struct rck_finding *f;
+	struct rck_report *r;
+
+	for (unsigned int i = 0; i < HOSTS; i++)
+		factor[i] = 1;
+	factor[17] = 0.5;
+	s.nic_factor = factor;
+	assert_int_equal(synth_run(&s, NULL, ROUNDS, &r, NULL), 0);
+	if (rck_report_finding_count(r) != 1)
+		dump(r);
+	assert_int_equal(rck_report_finding_count(r), 1);
+	f = rck_report_finding(r, 0);
+	assert_int_equal(rck_finding_code(f), RCK_FINDING_NIC_DEGRADED);
+	assert_int_equal(rck_finding_entity(f), RCK_ENTITY_NIC);
+	assert_string_equal(rck_finding_host(f), "n0017");
+	assert_string_equal(rck_finding_nic(f), "mlx5_0/1");
+	assert_int_equal(rck_report_verdict(r), RCK_VERDICT_DEGRADED);
+	rck_report_free(r);
+	synth_fini(&s);
+}
+
+/* Half the hosts slow (a spine down): one fabric finding. */
+static void test_half_fabric_slow(void **state)
+{
+	struct synth s = fabric(43);
+	double factor[HOSTS];
+	const struct rck_finding *f;
+	struct rck_report *r;
+
+	for (unsigned int i = 0; i < HOSTS; i++)
+		factor[i] = i < HOSTS / 2 ? 0.6 : 1;
+	s.nic_factor = factor;
+	assert_int_equal(synth_run(&s, NULL, ROUNDS, &r, NULL), 0);
+	if (rck_report_finding_count(r) != 1)
+		dump(r);
+	assert_int_equal(rck_report_finding_count(r), 1);
+	f = rck_report_finding(r, 0);
+	assert_int_equal(rck_finding_code(f), RCK_FINDING_FABRIC_SLOW);
+	assert_int_equal(rck_finding_entity(f), RCK_ENTITY_FABRIC);
+	assert_int_equal(rck_report_verdict(r), RCK_VERDICT_DEGRADED);
+	rck_report_free(r);
+	synth_fini(&s);
+}
+
+/* Every probe failed: verdict error, with the reason. */
+static void test_all_failed(void **state)
+{
+	struct synth s = {.hosts = 8, .mean_gbps = 97, .cv = 0.02, .seed = 1, .fail_all = 1};
+	struct rck_report *r;
+
+	assert_int_equal(synth_run(&s, NULL, 1, &r, NULL), 0);
+	assert_int_equal(rck_report_verdict(r), RCK_VERDICT_ERROR);
+	assert_non_null(rck_report_error(r));
+	assert_non_null(strstr(rck_report_error(r), "all 56 probes failed"));
+	assert_non_null(strstr(rck_report_error(r), "connection refused"));
+	/* Every NIC failed all its probes: one finding per NIC, not 56. */
+	assert_int_equal(rck_report_code_count(r, RCK_FINDING_PROBE_FAILED), 8);
+	rck_report_free(r);
+}
+
+static struct rck_inventory *load(const char *tree)
+{
+	const char *fix = getenv("ROCECHECK_FIXTURES");
+	struct rck_inventory *inv = NULL;
+	struct rck_ctx *ctx;
+	char root[4096];
+
+	assert_non_null(fix);
+	snprintf(root, sizeof(root), "%s/sysfs/%s", fix, tree);
+	assert_int_equal(rck_ctx_new(&ctx), 0);
+	assert_int_equal(rck_ctx_set_sysfs_root(ctx, root), 0);
+	assert_int_equal(rck_inventory_new(ctx, &inv), 0);
+	rck_ctx_free(ctx);
+	return inv;
+}
+
+static struct rck_report *one_host(const struct rck_inventory *inv, const struct rck_thresholds *th)
+{
+	struct rck_analysis *a;
+	struct rck_report *r;
+
+	assert_int_equal(rck_analysis_new(th, &a), 0);
+	assert_int_equal(rck_analysis_add_host(a, "h1", inv, NULL, NULL), 0);
+	assert_int_equal(rck_analysis_run(a, &r), 0);
+	rck_analysis_free(a);
+	return r;
+}
+
+static bool has_finding(const struct rck_report *r, enum rck_finding_code code, const char *nic)
+{
+	for (unsigned int i = 0; i < rck_report_finding_count(r); i++) {
+		const struct rck_finding *f = rck_report_finding(r, i);
+
+		if (rck_finding_code(f) == code && (!nic || (rck_finding_nic(f) && !strcmp(rck_finding_nic(f), nic))))
+			return true;
+	}
+	return false;
+}
+
+/* Per-host checks on every recorded tree. */
+static void test_fixtures(void **state)
+{
+	static const struct {
+		const char *tree;
+		unsigned int findings;
+	} cases[] = {{"mlx5", 1}, {"bnxt", 0}, {"irdma", 0}, {"rxe", 0}};
+	struct rck_inventory *inv;
+	struct rck_report *r;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		inv = load(cases[i].tree);
+		r = one_host(inv, NULL);
+		if (rck_report_finding_count(r) != cases[i].findings)
+			dump(r);
+		assert_int_equal(rck_report_finding_count(r), cases[i].findings);
+		rck_report_free(r);
+		rck_inventory_free(inv);
+	}
+	/* mlx5: PCIe x8 in an x16 slot, the mark the text writer shows. */
+	inv = load("mlx5");
+	assert_true(rck_analysis_pci_degraded(rck_inventory_device(inv, 0)));
+	r = one_host(inv, NULL);
+	assert_true(has_finding(r, RCK_FINDING_PCIE_DEGRADED, "mlx5_0"));
+	assert_int_equal(rck_report_verdict(r), RCK_VERDICT_DEGRADED);
+	rck_report_free(r);
+	rck_inventory_free(inv);
+
+	/* An expected rate and MTU the bnxt port does not meet. */
+	{
+		struct rck_thresholds *th;
+
+		assert_int_equal(rck_thresholds_new(&th), 0);
+		assert_int_equal(rck_thresholds_set(th, "expect_rate_gbps", 400), 0);
+		assert_int_equal(rck_thresholds_set(th, "expect_mtu", 9000), 0);
+		inv = load("bnxt");
+		r = one_host(inv, th);
+		assert_true(has_finding(r, RCK_FINDING_PORT_RATE, "bnxt_re0/1"));
+		assert_true(has_finding(r, RCK_FINDING_MTU_MISMATCH, "bnxt_re0/1"));
+		rck_report_free(r);
+		rck_inventory_free(inv);
+		rck_thresholds_free(th);
+	}
+
+	/* broken: port 1 down (port 2 is InfiniBand, not a RoCE port). */
+	inv = load("broken");
+	r = one_host(inv, NULL);
+	dump(r);
+	assert_true(rck_report_finding_count(r) >= 1);
+	assert_true(has_finding(r, RCK_FINDING_PORT_DOWN, "mlx5_9/1"));
+	assert_false(has_finding(r, RCK_FINDING_PORT_DOWN, "mlx5_9/2"));
+	assert_int_equal(rck_report_verdict(r), RCK_VERDICT_DEGRADED);
+	rck_report_free(r);
+	rck_inventory_free(inv);
+}
+
+/* A probed NIC the inventory lacks. */
+static void test_port_missing(void **state)
+{
+	struct rck_analysis_nic nic = {.size = sizeof(nic), .device = "mlx5_7", .port = 1};
+	struct rck_inventory *inv = load("mlx5");
+	struct rck_analysis *a;
+	struct rck_report *r;
+
+	assert_int_equal(rck_analysis_new(NULL, &a), 0);
+	assert_int_equal(rck_analysis_add_host(a, "h1", inv, NULL, NULL), 0);
+	assert_int_equal(rck_analysis_add_nic(a, 0, &nic, NULL), 0);
+	assert_int_equal(rck_analysis_add_nic(a, 0, &nic, NULL), -EEXIST);
+	assert_int_equal(rck_analysis_run(a, &r), 0);
+	assert_true(has_finding(r, RCK_FINDING_PORT_MISSING, "mlx5_7/1"));
+	/* mlx5_0 is not a probed NIC of this host, so not judged. */
+	assert_false(has_finding(r, RCK_FINDING_PCIE_DEGRADED, NULL));
+	rck_report_free(r);
+	rck_analysis_free(a);
+	rck_inventory_free(inv);
+}
+
+/* Lint: seven mlx5 hosts and one bnxt host; the odd one is named with the
+ * majority value. */
+static void test_lint(void **state)
+{
+	struct rck_inventory *mlx = load("mlx5"), *bnxt = load("bnxt");
+	struct rck_analysis *a;
+	struct rck_report *r;
+	unsigned int mism = 0;
+
+	assert_int_equal(rck_analysis_new(NULL, &a), 0);
+	for (unsigned int h = 0; h < 8; h++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "h%u", h);
+		assert_int_equal(rck_analysis_add_host(a, name, h == 5 ? bnxt : mlx, NULL, NULL), 0);
+	}
+	assert_int_equal(rck_analysis_add_host(a, "h0", mlx, NULL, NULL), -EEXIST);
+	assert_int_equal(rck_analysis_run(a, &r), 0);
+	for (unsigned int i = 0; i < rck_report_finding_count(r); i++) {
+		const struct rck_finding *f = rck_report_finding(r, i);
+
+		if (rck_finding_code(f) != RCK_FINDING_CONFIG_MISMATCH)
+			continue;
+		mism++;
+		assert_string_equal(rck_finding_host(f), "h5");
+		assert_non_null(strstr(rck_finding_reason(f), "the majority (7 of 8) has"));
+	}
+	if (mism != 2)
+		dump(r);
+	/* port rate 200 vs 100 and netdev MTU 4200 vs 9000; firmware is
+	 * compared within one board type only. */
+	assert_int_equal(mism, 2);
+	assert_true(has_finding(r, RCK_FINDING_CONFIG_MISMATCH, "bnxt_re0/1"));
+	rck_report_free(r);
+	rck_analysis_free(a);
+	rck_inventory_free(mlx);
+	rck_inventory_free(bnxt);
+}
+
+/* Counter findings on a 4-host fabric with hand-made deltas. */
+#define ALL_CTRS (~0ULL >> (64 - RCK_CTR_PFC_TX_PAUSE - 8))
+
+static struct rck_analysis *small(uint64_t counters, const char *pattern)
+{
+	struct rck_analysis *a;
+
+	assert_int_equal(rck_analysis_new(NULL, &a), 0);
+	for (unsigned int h = 0; h < 4; h++) {
+		struct rck_analysis_nic nic = {.size = sizeof(nic), .device = "mlx5_0", .port = 1,
+					       .line_rate_gbps = 100, .counters = counters};
+		char name[16];
+
+		snprintf(name, sizeof(name), "n%u", h);
+		assert_int_equal(rck_analysis_add_host(a, name, NULL, NULL, NULL), 0);
+		assert_int_equal(rck_analysis_add_nic(a, h, &nic, NULL), 0);
+	}
+	if (pattern)
+		assert_int_equal(rck_analysis_set_pattern(a, pattern), 0);
+	return a;
+}
+
+/* Add all 12 links; link (0 -> 1) gets @ctrs, the others @others. */
+static void links(struct rck_analysis *a, const struct rck_link_counter *ctrs, unsigned int n,
+		  const struct rck_link_counter *others, unsigned int n_others)
+{
+	for (unsigned int s = 0; s < 4; s++)
+		for (unsigned int d = 0; d < 4; d++) {
+			struct rck_link_sample x = {.size = sizeof(x), .test = RCK_LINK_TEST_BW,
+						    .src_nic = s, .dst_nic = d};
+
+			if (s == d)
+				continue;
+			x.meas.gbps = 96 + 0.1 * (s + d);
+			if (s == 0 && d == 1) {
+				x.counters = ctrs;
+				x.n_counters = n;
+			} else {
+				x.counters = others;
+				x.n_counters = n_others;
+			}
+			assert_int_equal(rck_analysis_add_links(a, &x, 1), 0);
+		}
+}
+
+static struct rck_report *run_small(struct rck_analysis *a)
+{
+	struct rck_report *r;
+
+	assert_int_equal(rck_analysis_run(a, &r), 0);
+	rck_analysis_free(a);
+	return r;
+}
+
+static void expect_only(struct rck_report *r, enum rck_finding_code code)
+{
+	const struct rck_finding *f;
+
+	if (rck_report_finding_count(r) != 1)
+		dump(r);
+	assert_int_equal(rck_report_finding_count(r), 1);
+	f = rck_report_finding(r, 0);
+	assert_int_equal(rck_finding_code(f), code);
+	assert_int_equal(rck_finding_entity(f), RCK_ENTITY_LINK);
+	assert_string_equal(rck_finding_host(f), "n0");
+	assert_string_equal(rck_finding_peer_host(f), "n1");
+	rck_report_free(r);
+}
+
+static void test_link_counters(void **state)
+{
+	const struct rck_link_counter loss[] = {{RCK_LINK_DST, RCK_CTR_OUT_OF_SEQUENCE, 12},
+						 {RCK_LINK_SRC, RCK_CTR_LOCAL_ACK_TIMEOUTS, 3}};
+	const struct rck_link_counter pfc[] = {{RCK_LINK_DST, RCK_CTR_PFC_TX_PAUSE + 0, 50}};
+	const struct rck_link_counter pfc3[] = {{RCK_LINK_DST, RCK_CTR_PFC_TX_PAUSE + 3, 50}};
+	const struct rck_link_counter ecn[] = {{RCK_LINK_DST, RCK_CTR_ECN_MARKED_PACKETS, 900}};
+	const struct rck_link_counter ecn_ok[] = {{RCK_LINK_DST, RCK_CTR_ECN_MARKED_PACKETS, 900},
+						   {RCK_LINK_DST, RCK_CTR_CNP_SENT, 40},
+						   {RCK_LINK_SRC, RCK_CTR_CNP_HANDLED, 40}};
+	const struct rck_link_counter cnp[] = {{RCK_LINK_SRC, RCK_CTR_CNP_HANDLED, 40}};
+	const struct rck_link_counter bad_id[] = {{RCK_LINK_DST, RCK_CTR_COUNT, 1}};
+	struct rck_link_sample x = {.size = sizeof(x), .src_nic = 0, .dst_nic = 1,
+				    .counters = bad_id, .n_counters = 1};
+	struct rck_analysis *a;
+	struct rck_report *r;
+
+	a = small(ALL_CTRS, NULL);
+	links(a, loss, 2, NULL, 0);
+	expect_only(run_small(a), RCK_FINDING_LOSS_ON_LOSSLESS);
+	a = small(ALL_CTRS, NULL);
+	links(a, pfc, 1, NULL, 0);
+	expect_only(run_small(a), RCK_FINDING_PFC_WRONG_PRIORITY);
+	a = small(ALL_CTRS, NULL);
+	links(a, pfc3, 1, NULL, 0);
+	r = run_small(a);
+	assert_int_equal(rck_report_finding_count(r), 0);
+	rck_report_free(r);
+	a = small(ALL_CTRS, NULL);
+	links(a, ecn, 1, NULL, 0);
+	expect_only(run_small(a), RCK_FINDING_ECN_NO_CNP);
+	a = small(ALL_CTRS, NULL);
+	links(a, ecn_ok, 3, NULL, 0);
+	r = run_small(a);
+	assert_int_equal(rck_report_finding_count(r), 0);
+	rck_report_free(r);
+	a = small(ALL_CTRS, NULL);
+	links(a, cnp, 1, NULL, 0);
+	expect_only(run_small(a), RCK_FINDING_CNP_NO_ECN);
+	/* A NIC without CNP counters is never blamed for missing CNPs. */
+	a = small(ALL_CTRS & ~(1ULL << RCK_CTR_CNP_SENT), NULL);
+	links(a, ecn, 1, NULL, 0);
+	r = run_small(a);
+	assert_int_equal(rck_report_finding_count(r), 0);
+	rck_report_free(r);
+	/* Loss on every link of n1's column and row: one NIC finding. */
+	a = small(ALL_CTRS, NULL);
+	for (unsigned int s = 0; s < 4; s++)
+		for (unsigned int d = 0; d < 4; d++) {
+			struct rck_link_sample y = {.size = sizeof(y), .src_nic = s, .dst_nic = d};
+
+			if (s == d)
+				continue;
+			y.meas.gbps = 96;
+			if (s == 1 || d == 1) {
+				y.counters = loss;
+				y.n_counters = 2;
+			}
+			assert_int_equal(rck_analysis_add_links(a, &y, 1), 0);
+		}
+	r = run_small(a);
+	assert_int_equal(rck_report_finding_count(r), 1);
+	assert_int_equal(rck_finding_entity(rck_report_finding(r, 0)), RCK_ENTITY_NIC);
+	assert_string_equal(rck_finding_host(rck_report_finding(r, 0)), "n1");
+	rck_report_free(r);
+	/* Bad input is refused whole. */
+	a = small(ALL_CTRS, NULL);
+	assert_int_equal(rck_analysis_add_links(a, &x, 1), -EINVAL);
+	x.counters = NULL;
+	x.n_counters = 0;
+	x.dst_nic = 0;
+	assert_int_equal(rck_analysis_add_links(a, &x, 1), -EINVAL);
+	x.dst_nic = 9;
+	assert_int_equal(rck_analysis_add_links(a, &x, 1), -EINVAL);
+	assert_int_equal(rck_analysis_set_pattern(a, "incast:1"), -EINVAL);
+	assert_int_equal(rck_analysis_set_pattern(a, "ring"), -EINVAL);
+	rck_analysis_free(a);
+}
+
+/* Incast: ECN marks or PFC pauses prove the lossless setup; none is a finding. */
+static void test_incast(void **state)
+{
+	const struct rck_link_counter ecn_ok[] = {{RCK_LINK_DST, RCK_CTR_ECN_MARKED_PACKETS, 900},
+						   {RCK_LINK_DST, RCK_CTR_CNP_SENT, 40},
+						   {RCK_LINK_SRC, RCK_CTR_CNP_HANDLED, 40}};
+	const struct rck_link_counter pause[] = {{RCK_LINK_DST, RCK_CTR_PFC_TX_PAUSE + 3, 7}};
+	const struct rck_link_counter loss[] = {{RCK_LINK_DST, RCK_CTR_OUT_OF_SEQUENCE, 12}};
+	struct rck_analysis *a;
+	struct rck_report *r;
+
+	a = small(ALL_CTRS, "incast:3");
+	links(a, ecn_ok, 3, ecn_ok, 3);
+	r = run_small(a);
+	assert_int_equal(rck_report_finding_count(r), 0);
+	rck_report_free(r);
+	a = small(ALL_CTRS, "incast:3");
+	links(a, pause, 1, pause, 1);
+	r = run_small(a);
+	assert_int_equal(rck_report_finding_count(r), 0);
+	rck_report_free(r);
+	/* Nothing signalled anywhere: one fabric finding, a warning. */
+	a = small(ALL_CTRS, "incast:3");
+	links(a, NULL, 0, NULL, 0);
+	r = run_small(a);
+	assert_int_equal(rck_report_finding_count(r), 1);
+	assert_int_equal(rck_finding_code(rck_report_finding(r, 0)), RCK_FINDING_LOSSLESS_UNPROVEN);
+	assert_int_equal(rck_finding_entity(rck_report_finding(r, 0)), RCK_ENTITY_FABRIC);
+	assert_int_equal(rck_finding_severity(rck_report_finding(r, 0)), RCK_SEVERITY_WARNING);
+	rck_report_free(r);
+	/* NICs without the counters (rxe): info only. */
+	a = small(0, "incast:3");
+	links(a, NULL, 0, NULL, 0);
+	r = run_small(a);
+	assert_int_equal(rck_finding_severity(rck_report_finding(r, 0)), RCK_SEVERITY_INFO);
+	assert_int_equal(rck_report_verdict(r), RCK_VERDICT_HEALTHY);
+	rck_report_free(r);
+	/* Loss under incast: the link, with its evidence. */
+	a = small(ALL_CTRS, "incast:3");
+	links(a, loss, 1, ecn_ok, 3);
+	r = run_small(a);
+	assert_true(has_finding(r, RCK_FINDING_LOSS_ON_LOSSLESS, "mlx5_0/1"));
+	assert_int_equal(rck_report_verdict(r), RCK_VERDICT_DEGRADED);
+	rck_report_free(r);
+}
+
+/* Unreachable hosts are one finding each; their links are not judged. */
+static void test_unreachable(void **state)
+{
+	struct rck_analysis *a = small(0, NULL);
+	struct rck_report *r;
+
+	for (unsigned int s = 0; s < 4; s++)
+		for (unsigned int d = 0; d < 4; d++) {
+			struct rck_link_sample x = {.size = sizeof(x), .src_nic = s, .dst_nic = d};
+
+			if (s == d)
+				continue;
+			x.meas.gbps = 96;
+			if (s == 2 || d == 2)
+				x.meas.status = RCK_LINK_UNREACHABLE;
+			assert_int_equal(rck_analysis_add_links(a, &x, 1), 0);
+		}
+	assert_int_equal(rck_analysis_set_unreachable(a, 2, "agent did not answer in 10 s"), 0);
+	r = run_small(a);
+	assert_int_equal(rck_report_finding_count(r), 1);
+	assert_int_equal(rck_finding_code(rck_report_finding(r, 0)), RCK_FINDING_HOST_UNREACHABLE);
+	assert_string_equal(rck_finding_host(rck_report_finding(r, 0)), "n2");
+	assert_int_equal(rck_finding_severity(rck_report_finding(r, 0)), RCK_SEVERITY_CRITICAL);
+	rck_report_free(r);
+}
+
+/* Nothing to analyse is an error verdict, not a crash. */
+static void test_empty(void **state)
+{
+	struct rck_analysis *a;
+	struct rck_report *r;
+
+	assert_int_equal(rck_analysis_new(NULL, &a), 0);
+	assert_int_equal(rck_analysis_run(a, &r), 0);
+	assert_int_equal(rck_report_verdict(r), RCK_VERDICT_ERROR);
+	assert_null(rck_report_finding(r, 0));
+	rck_report_free(r);
+	rck_analysis_free(a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_one_slow_link),
+		cmocka_unit_test(test_healthy),
+		cmocka_unit_test(test_no_retest),
+		cmocka_unit_test(test_slow_nic),
+		cmocka_unit_test(test_half_fabric_slow),
+		cmocka_unit_test(test_all_failed),
+		cmocka_unit_test(test_fixtures),
+		cmocka_unit_test(test_port_missing),
+		cmocka_unit_test(test_lint),
+		cmocka_unit_test(test_link_counters),
+		cmocka_unit_test(test_incast),
+		cmocka_unit_test(test_unreachable),
+		cmocka_unit_test(test_empty),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
