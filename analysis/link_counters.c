@@ -113,11 +113,24 @@ static void link_reason(const struct rck_analysis *a, struct rck_report *r, cons
 	struct rck_finding *f;
 
 	switch (c) {
-	case 0:
+	case 0: {
+		char ev[256] = "";
+		size_t o = 0;
+
+		for (size_t i = 0; i < RCK_ARRAY_SIZE(loss_ids); i++)
+			for (int e = RCK_LINK_SRC; e <= RCK_LINK_DST; e++) {
+				uint64_t d = ctr(a, l, (enum rck_link_end)e, loss_ids[i]);
+
+				if (d && o < sizeof(ev))
+					o += (size_t)snprintf(ev + o, sizeof(ev) - o, "%s%s %s +%llu",
+							      o ? ", " : "", e ? "receiver" : "sender",
+							      rck_counter_name(loss_ids[i], NULL),
+							      (unsigned long long)d);
+			}
 		f = an_add_link(r, a, l, checks[c].code, checks[c].sev,
-				"retransmission counters rose during the probe: packets lost on a "
-				"fabric meant to be lossless");
+				"packets lost on a fabric meant to be lossless: %s", ev);
 		break;
+	}
 	case 1:
 		f = an_add_link(r, a, l, checks[c].code, checks[c].sev,
 				"PFC pauses on priorities other than %u (the RoCE priority) during the probe",

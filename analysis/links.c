@@ -341,8 +341,8 @@ static void judge_bw(const struct rck_analysis *a, struct rck_report *r, const s
 	if (s >= b->lnA) {
 		r->links.confirmed++;
 		f = an_add_link(r, a, l, RCK_FINDING_LINK_SLOW, RCK_SEVERITY_DEGRADED,
-				"%.1f Gb/s (mean of %u measurements, %u retests alone), below the "
-				"floor %.1f Gb/s (fabric median %.1f)", sum / m, m, m - 1, fl, c);
+				"%.1f Gb/s (mean of %u measurements, %u of them retests alone), below "
+				"the floor %.1f Gb/s (fabric median %.1f)", sum / m, m, m - 1, fl, c);
 		an_value(f, "gbps", l->value);
 		an_value(f, "mean_gbps", sum / m);
 		an_value(f, "measurements", m);

@@ -1,6 +1,7 @@
 /* The report: findings built by the checks, sorted most severe first, the
  * verdict, the retest list, and the public accessors of all three. */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,7 +152,8 @@ struct rck_finding *an_add_link(struct rck_report *r, const struct rck_analysis 
 
 void an_value(struct rck_finding *f, const char *key, double v)
 {
-	if (f && f->n_values < AN_VALUES_MAX) {
+	/* JSON has no NaN or infinity: an unknown number is left out. */
+	if (f && f->n_values < AN_VALUES_MAX && isfinite(v)) {
 		f->keys[f->n_values] = key;
 		f->values[f->n_values++] = v;
 	}

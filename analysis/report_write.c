@@ -75,7 +75,7 @@ RCK_EXPORT int rck_report_write(const struct rck_report *r, FILE *out, enum rck_
 	if (rc)
 		return rc;
 	emit_obj_open(e, NULL);
-	emit_u64(e, "version", NULL, 1);
+	emit_str(e, "schema", NULL, "rocecheck.analysis/1");
 	emit_str(e, "verdict", "verdict: %s", rck_verdict_name(r->verdict));
 	if (r->error)
 		emit_str(e, "error", " (%s)", r->error);

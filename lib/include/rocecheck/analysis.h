@@ -291,7 +291,8 @@ int rck_report_retest(const struct rck_report *r, unsigned int i, enum rck_link_
 		      unsigned int *src_nic, unsigned int *dst_nic);
 
 /**
- * Write the report. JSON (schemas/analysis.schema.json): {"version":1,
+ * Write the report. JSON (schemas/analysis.schema.json): {"schema":
+ * "rocecheck.analysis/1",
  * "verdict","error","counts":{severity: n},"links":{...statistics},
  * "retest":[{"test","src_nic","dst_nic"}],"findings":[{"code","severity",
  * "entity","host","nic","peer_host","peer_nic","reason","values":{key:
