@@ -581,6 +581,59 @@ static void test_empty(void **state)
 	rck_analysis_free(a);
 }
 
+/* The thresholds file: comments, blanks, ranges, errors with line numbers. */
+static void test_thresholds(void **state)
+{
+	static const struct {
+		const char *text;
+		const char *err;
+	} bad[] = {
+		{"link_abs_floor = 0.8\nno_such = 1\n", "t.conf:2: unknown key \"no_such\""},
+		{"# c\n\nroce_priority = 8\n", "t.conf:3: roce_priority = 8 out of range"},
+		{"ecn_min = 1\necn_min = 2\n", "t.conf:2: key \"ecn_min\" given twice"},
+		{"loss_min = 0x10\n", "t.conf:1: value \"0x10\" of loss_min is not a number"},
+		{"symbol_error_rate = inf\n", "t.conf:1: value \"inf\" of symbol_error_rate is not a number"},
+		{"expect_mtu = 1500.5\n", "t.conf:1: expect_mtu = 1500.5 out of range"},
+		{"link_miss\n", "t.conf:1: expected `key = value`"},
+		{"link_miss =\n", "t.conf:1: no value for \"link_miss\""},
+		{"link_miss = 0.1 0.2\n", "t.conf:1: value \"0.1 0.2\" of link_miss is not a number"},
+	};
+	const char *good = "# site thresholds\n  link_rel_floor = 0.95   # stricter\n\r\n"
+			   "expect_rate_gbps\t=\t400\r\nlink_false_alarm = 1e-12";
+	struct rck_thresholds *th;
+	char err[200];
+	double v;
+
+	assert_int_equal(rck_thresholds_new(&th), 0);
+	assert_int_equal(rck_thresholds_get(th, "link_rel_floor", &v), 0);
+	assert_true(v == 0.93);
+	assert_int_equal(rck_thresholds_parse(th, good, strlen(good), "t.conf", err, sizeof(err)), 0);
+	assert_int_equal(rck_thresholds_get(th, "link_rel_floor", &v), 0);
+	assert_true(v == 0.95);
+	assert_int_equal(rck_thresholds_get(th, "expect_rate_gbps", &v), 0);
+	assert_true(v == 400);
+	assert_int_equal(rck_thresholds_get(th, "link_false_alarm", &v), 0);
+	assert_true(v == 1e-12);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = 0;
+		assert_int_equal(rck_thresholds_parse(th, bad[i].text, strlen(bad[i].text), "t.conf", err,
+						      sizeof(err)), -EINVAL);
+		if (strncmp(err, bad[i].err, strlen(bad[i].err)))
+			fail_msg("case %zu: got \"%s\", want \"%s\"", i, err, bad[i].err);
+	}
+	/* A refused file changes nothing. */
+	assert_int_equal(rck_thresholds_get(th, "link_rel_floor", &v), 0);
+	assert_true(v == 0.95);
+	assert_int_equal(rck_thresholds_set(th, "roce_priority", 9), -ERANGE);
+	assert_int_equal(rck_thresholds_set(th, "nope", 1), -ENOENT);
+	assert_int_equal(rck_thresholds_get(th, "nope", &v), -ENOENT);
+	assert_int_equal(rck_thresholds_load(th, "/nonexistent/t.conf", err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "/nonexistent/t.conf"));
+	assert_int_equal(rck_thresholds_load(th, "/", err, sizeof(err)), -EINVAL);
+	assert_null(rck_thresholds_key(1000));
+	rck_thresholds_free(th);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -597,6 +650,7 @@ int main(void)
 		cmocka_unit_test(test_incast),
 		cmocka_unit_test(test_unreachable),
 		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_thresholds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
