@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include <rocecheck/rocecheck.h>
 
@@ -308,6 +310,82 @@ static void test_port_missing(void **state)
 	rck_report_free(r);
 	rck_analysis_free(a);
 	rck_inventory_free(inv);
+}
+
+/* Counter deltas of a host: the mlx5 fixture's snapshot, and a copy 10 s
+ * later with errors, a link down, long pauses on priority 3 and a counter
+ * that went backwards. */
+static void test_host_counters(void **state)
+{
+	const char *fix = getenv("ROCECHECK_FIXTURES");
+	char root[4096], old_path[] = "/tmp/rck-an-old.XXXXXX", new_path[] = "/tmp/rck-an-new.XXXXXX";
+	struct rck_snapshot *s0, *s1;
+	struct rck_inventory *inv = load("mlx5");
+	struct rck_analysis *a;
+	struct rck_report *r;
+	struct rck_delta *d;
+	struct rck_ctx *ctx;
+	json_t *j, *c;
+	int fd;
+
+	snprintf(root, sizeof(root), "%s/sysfs/mlx5", fix);
+	assert_int_equal(rck_ctx_new(&ctx), 0);
+	assert_int_equal(rck_ctx_set_sysfs_root(ctx, root), 0);
+	assert_int_equal(rck_snapshot_new(ctx, inv, NULL, 0, &s0), 0);
+	assert_true((fd = mkstemp(old_path)) >= 0);
+	close(fd);
+	assert_true((fd = mkstemp(new_path)) >= 0);
+	close(fd);
+	assert_int_equal(rck_snapshot_save(s0, old_path), 0);
+	j = json_load_file(old_path, 0, NULL);
+	assert_non_null(j);
+	json_object_set_new(j, "time_ns", json_integer(json_integer_value(json_object_get(j, "time_ns")) +
+						       10000000000LL));
+	c = json_object_get(json_array_get(json_object_get(json_array_get(json_object_get(j, "devices"), 0),
+							   "ports"), 0), "counters");
+	assert_non_null(c);
+	json_object_set_new(c, "symbol_errors", json_integer(50));   /* 5/s: a warning */
+	json_object_set_new(c, "link_downed", json_integer(json_integer_value(json_object_get(c, "link_downed")) + 1));
+	json_object_set_new(c, "crc_errors", json_integer(0));
+	json_array_set_new(json_object_get(c, "pfc_tx_pause_duration"), 3, json_integer(402 + 8000000));
+	json_object_set_new(c, "tx_packets", json_integer(1));          /* went backwards */
+	assert_int_equal(json_dump_file(j, new_path, 0), 0);
+	json_decref(j);
+	assert_int_equal(rck_snapshot_load(ctx, old_path, &s1), 0);
+	rck_snapshot_free(s0);
+	s0 = s1;
+	assert_int_equal(rck_snapshot_load(ctx, new_path, &s1), 0);
+	assert_int_equal(rck_delta_new(s0, s1, &d), 0);
+	assert_int_equal(rck_analysis_new(NULL, &a), 0);
+	assert_int_equal(rck_analysis_add_host(a, "h1", inv, d, NULL), 0);
+	assert_int_equal(rck_analysis_run(a, &r), 0);
+	dump(r);
+	assert_true(has_finding(r, RCK_FINDING_ERROR_COUNTER, "mlx5_0/1"));
+	assert_true(has_finding(r, RCK_FINDING_PAUSE_STORM, "mlx5_0/1"));
+	for (unsigned int i = 0; i < rck_report_finding_count(r); i++) {
+		const struct rck_finding *f = rck_report_finding(r, i);
+
+		if (rck_finding_code(f) != RCK_FINDING_ERROR_COUNTER)
+			continue;
+		if (strstr(rck_finding_reason(f), "symbol_errors"))
+			assert_int_equal(rck_finding_severity(f), RCK_SEVERITY_WARNING);
+		else if (strstr(rck_finding_reason(f), "link_downed"))
+			assert_int_equal(rck_finding_severity(f), RCK_SEVERITY_DEGRADED);
+		else
+			fail_msg("unexpected: %s", rck_finding_reason(f));
+	}
+	assert_int_equal(rck_report_code_count(r, RCK_FINDING_ERROR_COUNTER), 2);
+	/* tx_packets is not an error counter: its reset is not judged. */
+	assert_int_equal(rck_report_code_count(r, RCK_FINDING_COUNTER_RESET), 0);
+	rck_report_free(r);
+	rck_analysis_free(a);
+	rck_delta_free(d);
+	rck_snapshot_free(s0);
+	rck_snapshot_free(s1);
+	rck_inventory_free(inv);
+	rck_ctx_free(ctx);
+	unlink(old_path);
+	unlink(new_path);
 }
 
 /* Lint: seven mlx5 hosts and one bnxt host; the odd one is named with the
@@ -651,6 +729,7 @@ int main(void)
 		cmocka_unit_test(test_all_failed),
 		cmocka_unit_test(test_fixtures),
 		cmocka_unit_test(test_port_missing),
+		cmocka_unit_test(test_host_counters),
 		cmocka_unit_test(test_lint),
 		cmocka_unit_test(test_link_counters),
 		cmocka_unit_test(test_incast),
