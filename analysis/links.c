@@ -360,24 +360,48 @@ static void judge_bw(const struct rck_analysis *a, struct rck_report *r, const s
 	}
 }
 
-static void check_bw(const struct rck_analysis *a, struct rck_report *r, uint8_t *bad)
+/*
+ * The measured links of @test whose NICs are not in @bad: *@takep marks
+ * them, *@vp holds their values (both the caller's to free). Returns their
+ * number; *@takep NULL after ENOMEM.
+ */
+static size_t take_links(const struct rck_analysis *a, const uint8_t *bad, enum rck_link_test test,
+			 uint8_t **takep, double **vp)
 {
 	uint8_t *take = calloc(a->n_links ? a->n_links : 1, 1);
 	double *v = malloc((a->n_links ? a->n_links : 1) * sizeof(*v));
-	struct bw_ctx b = {0};
 	size_t n = 0;
 
 	if (!take || !v) {
-		r->err = -ENOMEM;
-		goto out;
+		free(take);
+		free(v);
+		*takep = NULL;
+		*vp = NULL;
+		return 0;
 	}
 	for (size_t i = 0; i < a->n_links; i++) {
 		const struct an_link *l = &a->links[i];
 
-		if (l->test != RCK_LINK_TEST_BW || l->status != RCK_LINK_OK || touches(bad, l))
+		if (l->test != test || l->status != RCK_LINK_OK || touches(bad, l))
 			continue;
 		take[i] = 1;
 		v[n++] = l->value;
+	}
+	*takep = take;
+	*vp = v;
+	return n;
+}
+
+static void check_bw(const struct rck_analysis *a, struct rck_report *r, uint8_t *bad)
+{
+	struct bw_ctx b = {0};
+	uint8_t *take;
+	double *v;
+	size_t n = take_links(a, bad, RCK_LINK_TEST_BW, &take, &v);
+
+	if (!take) {
+		r->err = -ENOMEM;
+		goto out;
 	}
 	if (!n || a->incast)
 		goto out;
@@ -441,22 +465,13 @@ static void judge_lat(const struct rck_analysis *a, struct rck_report *r, const 
 
 static void check_lat(const struct rck_analysis *a, struct rck_report *r, uint8_t *bad)
 {
-	uint8_t *take = calloc(a->n_links ? a->n_links : 1, 1);
-	double *v = malloc((a->n_links ? a->n_links : 1) * sizeof(*v));
-	double median;
-	size_t n = 0;
+	uint8_t *take;
+	double *v, median;
+	size_t n = take_links(a, bad, RCK_LINK_TEST_LAT, &take, &v);
 
-	if (!take || !v) {
+	if (!take) {
 		r->err = -ENOMEM;
 		goto out;
-	}
-	for (size_t i = 0; i < a->n_links; i++) {
-		const struct an_link *l = &a->links[i];
-
-		if (l->test != RCK_LINK_TEST_LAT || l->status != RCK_LINK_OK || touches(bad, l))
-			continue;
-		take[i] = 1;
-		v[n++] = l->value;
 	}
 	if (!n || a->incast)
 		goto out;
