@@ -1,7 +1,9 @@
 /* Benchmark of the analysis: a synthetic recorded 1024-host full mesh
  * (1,047,552 directed bandwidth results, 2% noise, one slow NIC, one slow
  * link, the mesh's retests recorded) analysed several times; prints the
- * time and peak RSS against the targets (1 s, 256 MiB) as ratios. */
+ * time and peak RSS against the targets (1 s, 256 MiB) as ratios, and a
+ * model of the time to a verdict. usage: analysis-bench [HOSTS
+ * [ROUND_OVERHEAD_MS [PROBE_S]]] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +43,11 @@ static int cmp_d(const void *a, const void *b)
 int main(int argc, char **argv)
 {
 	unsigned int hosts = argc > 1 ? (unsigned int)atoi(argv[1]) : 1024, runs = 5, retests = 0;
+	/* The mesh's target per-round overhead (its own bench measures it) and
+	 * the preflight's probe length. */
+	double overhead = (argc > 2 ? atof(argv[2]) : 2.0) / 1000, probe = argc > 3 ? atof(argv[3]) : 0.1;
+	double sweep_rounds, sweep_s, retest_s, analysis_s;
+	unsigned int slots = 0;
 	struct synth s = {.hosts = hosts, .mean_gbps = 388, .cv = 0.02, .line_rate = 400, .seed = 2026};
 	double *factor, t[5], load, mib;
 	struct rck_analysis *a = NULL;
@@ -57,7 +64,7 @@ int main(int argc, char **argv)
 	s.bad_factor = 0.9;
 	/* The sweep as the mesh records it: first results, then the retests
 	 * the analysis asked for, until it asks for none. */
-	if (synth_run(&s, NULL, RCK_LINK_RETEST_MAX + 2, &r, &retests))
+	if (synth_run(&s, NULL, RCK_LINK_RETEST_MAX + 2, &r, &retests, &slots))
 		return 2;
 	rck_report_free(r);
 	load = now();
@@ -83,6 +90,19 @@ int main(int argc, char **argv)
 	printf("ratio time/target: %.3f (median), %.3f (min); target %.1f s\n", t[runs / 2] / TARGET_S,
 	       t[0] / TARGET_S, TARGET_S);
 	printf("ratio RSS/target: %.3f; target %.0f MiB\n", mib / TARGET_MIB, TARGET_MIB);
+	/* Full mesh: 2(n-1) rounds of n/2 directed probes (circle method, both
+	 * directions); retests alone in rounds of disjoint NIC pairs. */
+	sweep_rounds = 2.0 * (hosts - 1);
+	sweep_s = sweep_rounds * (probe + overhead);
+	retest_s = slots * (probe + overhead);
+	analysis_s = s.passes * t[runs / 2];
+	printf("model, %.2f s probes and %.1f ms overhead a round (assumed: the mesh bench measures it):\n",
+	       probe, overhead * 1000);
+	printf("  sweep %.0f rounds %.1f s; %u retests in %u rounds (%u passes) %.1f s; analysis %u x %.3f s\n",
+	       sweep_rounds, sweep_s, retests, slots, s.passes > 0 ? s.passes - 1 : 0, retest_s, s.passes,
+	       t[runs / 2]);
+	printf("  time to verdict %.1f s; retests add %.1f%% to the sweep (%.0f s if run one at a time)\n",
+	       sweep_s + retest_s + analysis_s, 100 * retest_s / sweep_s, retests * (probe + overhead));
 	printf("verdict %s, %u findings:\n", rck_verdict_name(rck_report_verdict(r)),
 	       rck_report_finding_count(r));
 	rck_report_write(r, stdout, RCK_FORMAT_TEXT);

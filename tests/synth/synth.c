@@ -118,11 +118,37 @@ int synth_analysis(const struct synth *s, const struct rck_thresholds *th, struc
 	return 0;
 }
 
+/* Rounds of disjoint NIC pairs for the retests of one pass, greedily:
+ * each retest takes the first round where neither of its NICs is busy. */
+static unsigned int pass_slots(const struct synth *s, const struct rck_report *r)
+{
+	unsigned int n = rck_report_retest_count(r), words = (n + 63) / 64, slots = 0;
+	uint64_t *busy = calloc((size_t)s->hosts * (words ? words : 1), sizeof(uint64_t));
+
+	if (!busy)
+		return n;
+	for (unsigned int i = 0; i < n; i++) {
+		unsigned int src, dst, k = 0;
+		uint64_t *a, *b;
+
+		rck_report_retest(r, i, NULL, &src, &dst);
+		a = busy + (size_t)src * words;
+		b = busy + (size_t)dst * words;
+		while ((a[k / 64] | b[k / 64]) >> (k % 64) & 1)
+			k++;
+		a[k / 64] |= 1ULL << (k % 64);
+		b[k / 64] |= 1ULL << (k % 64);
+		slots = k + 1 > slots ? k + 1 : slots;
+	}
+	free(busy);
+	return slots;
+}
+
 int synth_run(struct synth *s, const struct rck_thresholds *th, unsigned int max_rounds,
-	      struct rck_report **out, unsigned int *retests)
+	      struct rck_report **out, unsigned int *retests, unsigned int *slots)
 {
 	struct rck_report *r = NULL;
-	unsigned int done = 0;
+	unsigned int done = 0, nslots = 0;
 	int rc = 0;
 
 	for (unsigned int round = 0; round < max_rounds; round++) {
@@ -137,9 +163,12 @@ int synth_run(struct synth *s, const struct rck_thresholds *th, unsigned int max
 		rck_analysis_free(a);
 		if (rc)
 			return rc;
+		s->passes = round + 1;
 		n = rck_report_retest_count(r);
 		if (!n || !s->retests)
 			break;
+		if (slots)
+			nslots += pass_slots(s, r);
 		for (unsigned int i = 0; i < n; i++) {
 			unsigned int src, dst;
 			size_t idx;
@@ -154,6 +183,8 @@ int synth_run(struct synth *s, const struct rck_thresholds *th, unsigned int max
 	}
 	if (retests)
 		*retests = done;
+	if (slots)
+		*slots = nslots;
 	*out = r;
 	return 0;
 }

@@ -19,6 +19,7 @@ struct synth {
 	double bad_factor;
 	int fail_all;              /* every probe failed */
 	uint8_t *retests;          /* per link: retests done so far */
+	unsigned int passes;       /* analyses synth_run() made */
 };
 
 /* Standard normal draw for (seed, link, attempt). */
@@ -36,9 +37,11 @@ int synth_analysis(const struct synth *s, const struct rck_thresholds *th, struc
 /*
  * The coordinator's loop: analyse, retest what the report asks for (fresh
  * noise), analyse again, until nothing is asked or @max_rounds. *out gets
- * the last report; @retests (may be NULL) the retests done.
+ * the last report; @retests (may be NULL) the retests done; @slots (may be
+ * NULL) the probe rounds they take when each pass runs its retests in
+ * rounds of disjoint NIC pairs (no NIC in two probes at once; greedy).
  */
 int synth_run(struct synth *s, const struct rck_thresholds *th, unsigned int max_rounds,
-	      struct rck_report **out, unsigned int *retests);
+	      struct rck_report **out, unsigned int *retests, unsigned int *slots);
 
 #endif

@@ -37,7 +37,7 @@ static int synthetic(unsigned int hosts, double bad, unsigned int nic_slow, int 
 		s.bad_dst = 2;
 		s.bad_factor = bad;
 	}
-	rc = synth_run(&s, NULL, rounds, &r, NULL);
+	rc = synth_run(&s, NULL, rounds, &r, NULL, NULL);
 	if (!rc)
 		rc = emit(r);
 	synth_fini(&s);

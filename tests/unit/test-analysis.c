@@ -55,7 +55,7 @@ static void test_one_slow_link(void **state)
 		if (s.bad_dst == s.bad_src)
 			s.bad_dst = (s.bad_dst + 1) % HOSTS;
 		s.bad_factor = 0.90;
-		assert_int_equal(synth_run(&s, NULL, ROUNDS, &r, &n), 0);
+		assert_int_equal(synth_run(&s, NULL, ROUNDS, &r, &n, NULL), 0);
 		retests += n;
 		rck_report_links(r, &st);
 		suspects += st.suspects;
@@ -86,7 +86,7 @@ static void test_healthy(void **state)
 		struct rck_report *r;
 		unsigned int n;
 
-		assert_int_equal(synth_run(&s, NULL, ROUNDS, &r, &n), 0);
+		assert_int_equal(synth_run(&s, NULL, ROUNDS, &r, &n, NULL), 0);
 		rck_report_links(r, &st);
 		retests += n;
 		suspects += st.suspects;
@@ -143,7 +143,7 @@ static void one_finding(uint64_t seed, unsigned int from, unsigned int to, doubl
 	for (unsigned int i = 0; i < HOSTS; i++)
 		nic_factor[i] = i >= from && i < to ? factor : 1;
 	s.nic_factor = nic_factor;
-	assert_int_equal(synth_run(&s, NULL, ROUNDS, &r, NULL), 0);
+	assert_int_equal(synth_run(&s, NULL, ROUNDS, &r, NULL, NULL), 0);
 	if (rck_report_finding_count(r) != 1)
 		dump(r);
 	assert_int_equal(rck_report_finding_count(r), 1);
@@ -177,7 +177,7 @@ static void test_all_failed(void **state)
 	struct synth s = {.hosts = 8, .mean_gbps = 97, .cv = 0.02, .seed = 1, .fail_all = 1};
 	struct rck_report *r;
 
-	assert_int_equal(synth_run(&s, NULL, 1, &r, NULL), 0);
+	assert_int_equal(synth_run(&s, NULL, 1, &r, NULL, NULL), 0);
 	assert_int_equal(rck_report_verdict(r), RCK_VERDICT_ERROR);
 	assert_non_null(rck_report_error(r));
 	assert_non_null(strstr(rck_report_error(r), "all 56 probes failed"));
