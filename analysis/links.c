@@ -17,7 +17,8 @@
  *    (at most half-way between the floor and the centre); a link at 0.90
  *    passes this screen with probability 1 - 5e-4;
  *  - decide each suspect with Wald's sequential probability ratio test of
- *    "healthy" (mean = centre) against "at the floor" (mean = floor) on
+ *    "healthy" (mean = centre) against "at the floor" (mean = floor, or
+ *    link_min_gap sigmas below the centre when the floor is closer) on
  *    all its measurements: slow when the log likelihood ratio reaches
  *    ln(1/link_false_alarm), cleared when it falls to ln(link_miss), and
  *    otherwise one more retest, up to link_retests_max. Wald's bound keeps
@@ -290,12 +291,19 @@ static bool fabric_slow(const struct rck_analysis *a, struct rck_report *r, cons
 static void judge_bw(const struct rck_analysis *a, struct rck_report *r, const struct an_link *l,
 		     const struct bw_ctx *b)
 {
-	double c = b->centre, fl = floor_of(a, c, l->line_rate);
-	double sig = b->sigma * c, gap = c - fl, mid = (c + fl) / 2;
-	double screen = fl + an_th(a, TH_LINK_SCREEN_Z) * sig, k, s, sum;
+	double c = b->centre, fl = floor_of(a, c, l->line_rate), sig = b->sigma * c;
+	/* The test's "slow" hypothesis: at the floor, but never closer to the
+	 * centre than link_min_gap sigmas, where a few measurements cannot
+	 * tell the two apart (a centre just above the absolute floor). */
+	double alt = fl < c - an_th(a, TH_LINK_MIN_GAP) * sig ? fl : c - an_th(a, TH_LINK_MIN_GAP) * sig;
+	double gap = c - alt, mid = (c + alt) / 2;
+	double screen = alt + an_th(a, TH_LINK_SCREEN_Z) * sig, k, s, sum;
 	unsigned int m = 1;
 	struct rck_finding *f;
-	bool plain = gap < sig;
+	/* A link whose own floor is at or above the centre (a faster NIC pair
+	 * in a slower fabric) has no healthy reference: below its floor it is
+	 * a suspect, and its latest retest decides. */
+	bool plain = fl >= c;
 
 	if (screen > mid)
 		screen = mid;
@@ -330,7 +338,6 @@ static void judge_bw(const struct rck_analysis *a, struct rck_report *r, const s
 		return;
 	}
 	if (plain) {
-		/* Centre and floor too close to tell apart: the latest retest decides. */
 		const struct rck_link_meas *last = NULL;
 
 		for (unsigned int i = 0; i < l->n_retests; i++)

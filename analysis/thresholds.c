@@ -29,6 +29,7 @@ static const struct th_def defs[TH_COUNT] = {
 	[TH_LINK_MISS] = {"link_miss", 0.01, 1e-300, 0.5, false},
 	[TH_LINK_RETESTS_MAX] = {"link_retests_max", 3, 0, RCK_LINK_RETEST_MAX, true},
 	[TH_LINK_NOISE_MIN] = {"link_noise_min", 0.005, 1e-6, 1, false},
+	[TH_LINK_MIN_GAP] = {"link_min_gap", 3.5, 1, 100, false},
 	[TH_ATTRIBUTION_FRACTION] = {"attribution_fraction", 0.5, 0, 0.99, false},
 	[TH_ATTRIBUTION_MIN_LINKS] = {"attribution_min_links", 3, 1, 1e6, true},
 	[TH_FABRIC_SLOW_FRACTION] = {"fabric_slow_fraction", 0.5, 0.01, 1, false},

@@ -171,6 +171,28 @@ static void test_half_fabric_slow(void **state)
 	one_finding(43, 0, HOSTS / 2, 0.6, RCK_FINDING_FABRIC_SLOW, RCK_ENTITY_FABRIC, NULL);
 }
 
+/* A healthy fabric whose centre sits just above the absolute floor (91% of
+ * line rate, floor 90%, noise 2%): many suspects, retests, no finding. */
+static void test_marginal_fabric(void **state)
+{
+	struct synth s = fabric(44);
+	struct rck_report_links st = {.size = sizeof(st)};
+	struct rck_report *r;
+	unsigned int n;
+
+	s.mean_gbps = 91;
+	assert_int_equal(synth_run(&s, NULL, ROUNDS, &r, &n, NULL), 0);
+	rck_report_links(r, &st);
+	print_message("marginal fabric: %u suspects, %u retests, %u cleared, %u inconclusive\n",
+		      st.suspects, n, st.cleared, st.inconclusive);
+	if (rck_report_finding_count(r))
+		dump(r);
+	assert_int_equal(rck_report_finding_count(r), 0);
+	assert_int_equal(rck_report_verdict(r), RCK_VERDICT_HEALTHY);
+	rck_report_free(r);
+	synth_fini(&s);
+}
+
 /* Every probe failed: verdict error, with the reason. */
 static void test_all_failed(void **state)
 {
@@ -717,6 +739,7 @@ int main(void)
 		cmocka_unit_test(test_no_retest),
 		cmocka_unit_test(test_slow_nic),
 		cmocka_unit_test(test_half_fabric_slow),
+		cmocka_unit_test(test_marginal_fabric),
 		cmocka_unit_test(test_all_failed),
 		cmocka_unit_test(test_fixtures),
 		cmocka_unit_test(test_port_missing),
