@@ -110,7 +110,12 @@ void rck_thresholds_free(struct rck_thresholds *th);
  */
 int rck_thresholds_parse(struct rck_thresholds *th, const char *text, size_t len,
 			 const char *name, char *err, size_t errlen);
-/** rck_thresholds_parse() of the file @path; -errno when it cannot be read. */
+/**
+ * rck_thresholds_parse() of the file @path (its name in messages). Returns
+ * 0, the errors of rck_thresholds_parse(), -errno when it cannot be opened
+ * or read, -EINVAL when it is not a regular file, -E2BIG past 1 MiB, or
+ * -ENOMEM; @err gets one line in every case but -ENOMEM.
+ */
 int rck_thresholds_load(struct rck_thresholds *th, const char *path, char *err, size_t errlen);
 /** Set one key. Returns 0, -ENOENT for an unknown key, -ERANGE out of range. */
 int rck_thresholds_set(struct rck_thresholds *th, const char *key, double value);
