@@ -28,10 +28,35 @@
  * the median), never below link_noise_min.
  */
 
+/* Links are compared within their line-rate class (a 100G and a 400G NIC
+ * pair have different centres); a class too small for a median of its own,
+ * or past the table, uses the fabric's. */
+#define AN_CLASSES 16
+#define AN_CLASS_MIN 32
+
 struct bw_ctx {
-	double centre, sigma, lnA, lnB;
+	double centre, sigma;                  /* the fabric's */
+	double rate[AN_CLASSES], c[AN_CLASSES], sig[AN_CLASSES];
+	unsigned int n_classes;
+	double lnA, lnB;
 	unsigned int retests_max;
 };
+
+static unsigned int class_of(const struct bw_ctx *b, double rate)
+{
+	for (unsigned int k = 0; k < b->n_classes; k++)
+		if (b->rate[k] == rate)
+			return k;
+	return AN_CLASSES;
+}
+
+static void class_centre(const struct bw_ctx *b, double rate, double *c, double *sig)
+{
+	unsigned int k = class_of(b, rate);
+
+	*c = k < AN_CLASSES ? b->c[k] : b->centre;
+	*sig = k < AN_CLASSES ? b->sig[k] : b->sigma;
+}
 
 static bool touches(const uint8_t *bad, const struct an_link *l)
 {
@@ -146,26 +171,32 @@ static double floor_of(const struct rck_analysis *a, double centre, double line_
 	return rel > abs_ ? rel : abs_;
 }
 
-/* Median of the values of @n links listed in @idx. */
-static double group_median(const struct rck_analysis *a, const uint32_t *idx, uint32_t n, double *scratch)
+/* Median of the values of @n links listed in @idx, each divided by its
+ * limit when @lim is set. */
+static double group_median(const struct rck_analysis *a, const uint32_t *idx, uint32_t n,
+			   const double *lim, double *scratch)
 {
 	for (uint32_t i = 0; i < n; i++)
-		scratch[i] = a->links[idx[i]].value;
+		scratch[i] = a->links[idx[i]].value / (lim ? lim[idx[i]] : 1);
 	return an_median(scratch, n);
 }
 
 /*
  * NICs most of whose links (as sender or as receiver) are beyond their
- * limit: the median of the row or column is past it. A host with several
- * NICs, most of them degraded, is one host finding instead.
- * @lat: latency (limit above) rather than bandwidth (floor below).
+ * limit: the median of the row or column, each link over its own limit,
+ * is past 1. A host with several NICs, most of them degraded, is one host
+ * finding instead. @lim: each bandwidth link's floor; NULL for latency,
+ * whose limit is factor x @centre (above it is bad).
  */
 static void attribute(const struct rck_analysis *a, struct rck_report *r, const uint8_t *take,
-		      bool lat, double centre, uint8_t *bad)
+		      const double *lim, double centre, uint8_t *bad)
 {
 	double min = an_th(a, TH_ATTRIBUTION_MIN_LINKS), factor = an_th(a, TH_LINK_LATENCY_FACTOR);
 	double *rmed = calloc(a->n_nics ? a->n_nics : 1, sizeof(double));
 	double *cmed = calloc(a->n_nics ? a->n_nics : 1, sizeof(double));
+	double *rq = calloc(a->n_nics ? a->n_nics : 1, sizeof(double));
+	double *cq = calloc(a->n_nics ? a->n_nics : 1, sizeof(double));
+	bool lat = !lim;
 	uint8_t *deg = calloc(a->n_nics ? a->n_nics : 1, 1);
 	unsigned int *with = calloc(a->n_hosts ? a->n_hosts : 1, sizeof(unsigned int));
 	unsigned int *ndeg = calloc(a->n_hosts ? a->n_hosts : 1, sizeof(unsigned int));
@@ -173,7 +204,7 @@ static void attribute(const struct rck_analysis *a, struct rck_report *r, const 
 	struct an_groups g = {0};
 	uint32_t maxg = 1;
 
-	if (!rmed || !cmed || !deg || !with || !ndeg || an_groups_build(a, take, &g))
+	if (!rmed || !cmed || !rq || !cq || !deg || !with || !ndeg || an_groups_build(a, take, &g))
 		goto oom;
 	for (unsigned int n = 0; n < a->n_nics; n++) {
 		uint32_t rn = g.row_start[n + 1] - g.row_start[n], cn = g.col_start[n + 1] - g.col_start[n];
@@ -186,13 +217,16 @@ static void attribute(const struct rck_analysis *a, struct rck_report *r, const 
 		goto oom;
 	for (unsigned int n = 0; n < a->n_nics; n++) {
 		uint32_t rn = g.row_start[n + 1] - g.row_start[n], cn = g.col_start[n + 1] - g.col_start[n];
-		double limit = lat ? factor * centre : floor_of(a, centre, a->nics[n].line_rate);
 		bool rbad, cbad;
 
-		rmed[n] = rn ? group_median(a, g.row_idx + g.row_start[n], rn, scratch) : NAN;
-		cmed[n] = cn ? group_median(a, g.col_idx + g.col_start[n], cn, scratch) : NAN;
-		rbad = rn >= min && (lat ? rmed[n] > limit : rmed[n] < limit);
-		cbad = cn >= min && (lat ? cmed[n] > limit : cmed[n] < limit);
+		rmed[n] = rn ? group_median(a, g.row_idx + g.row_start[n], rn, NULL, scratch) : NAN;
+		cmed[n] = cn ? group_median(a, g.col_idx + g.col_start[n], cn, NULL, scratch) : NAN;
+		rq[n] = lat ? rmed[n] / (factor * centre) :
+			rn ? group_median(a, g.row_idx + g.row_start[n], rn, lim, scratch) : NAN;
+		cq[n] = lat ? cmed[n] / (factor * centre) :
+			cn ? group_median(a, g.col_idx + g.col_start[n], cn, lim, scratch) : NAN;
+		rbad = rn >= min && (lat ? rq[n] > 1 : rq[n] < 1);
+		cbad = cn >= min && (lat ? cq[n] > 1 : cq[n] < 1);
 		deg[n] = rbad || cbad;
 		if (rn + cn)
 			with[a->nics[n].host]++;
@@ -217,7 +251,6 @@ static void attribute(const struct rck_analysis *a, struct rck_report *r, const 
 	}
 	for (unsigned int n = 0; n < a->n_nics; n++) {
 		uint32_t rn = g.row_start[n + 1] - g.row_start[n], cn = g.col_start[n + 1] - g.col_start[n];
-		double limit = lat ? factor * centre : floor_of(a, centre, a->nics[n].line_rate);
 		struct rck_finding *f;
 
 		if (!deg[n])
@@ -227,14 +260,17 @@ static void attribute(const struct rck_analysis *a, struct rck_report *r, const 
 			f = an_add_nic(r, a, n, RCK_FINDING_NIC_DEGRADED, RCK_SEVERITY_DEGRADED,
 				       "latency p50 median %.2f us from it, %.2f us to it, over %.2f us "
 				       "(%g x the fabric median %.2f us)",
-				       rmed[n], cmed[n], limit, factor, centre);
+				       rmed[n], cmed[n], factor * centre, factor, centre);
 		else
 			f = an_add_nic(r, a, n, RCK_FINDING_NIC_DEGRADED, RCK_SEVERITY_DEGRADED,
-				       "median %.1f Gb/s from it, %.1f Gb/s to it, floor %.1f Gb/s "
-				       "(fabric median %.1f Gb/s)", rmed[n], cmed[n], limit, centre);
-		an_value(f, lat ? "from_median_us" : "from_median_gbps", isnan(rmed[n]) ? -1 : rmed[n]);
-		an_value(f, lat ? "to_median_us" : "to_median_gbps", isnan(cmed[n]) ? -1 : cmed[n]);
-		an_value(f, lat ? "limit_us" : "floor_gbps", limit);
+				       "median %.1f Gb/s from it, %.1f Gb/s to it: %.2f and %.2f of "
+				       "their floors (fabric median %.1f Gb/s)", rmed[n], cmed[n], rq[n],
+				       cq[n], centre);
+		/* An empty row or column is NaN: left out of the numbers. */
+		an_value(f, lat ? "from_median_us" : "from_median_gbps", rmed[n]);
+		an_value(f, lat ? "to_median_us" : "to_median_gbps", cmed[n]);
+		an_value(f, "from_ratio_to_limit", rq[n]);
+		an_value(f, "to_ratio_to_limit", cq[n]);
 		an_value(f, lat ? "fabric_median_us" : "fabric_median_gbps", centre);
 		an_value(f, "links_from", rn);
 		an_value(f, "links_to", cn);
@@ -247,6 +283,8 @@ out:
 	free(scratch);
 	free(rmed);
 	free(cmed);
+	free(rq);
+	free(cq);
 	free(deg);
 	free(with);
 	free(ndeg);
@@ -291,20 +329,27 @@ static bool fabric_slow(const struct rck_analysis *a, struct rck_report *r, cons
 static void judge_bw(const struct rck_analysis *a, struct rck_report *r, const struct an_link *l,
 		     const struct bw_ctx *b)
 {
-	double c = b->centre, fl = floor_of(a, c, l->line_rate), sig = b->sigma * c;
+	double c, sig, fl, alt, gap, mid, screen, k, s, sum;
+	unsigned int m = 1;
+	struct rck_finding *f;
+	bool plain;
+
+	class_centre(b, l->line_rate, &c, &sig);
+	fl = floor_of(a, c, l->line_rate);
+	sig *= c;
 	/* The test's "slow" hypothesis: at the floor, but never closer to the
 	 * centre than link_min_gap sigmas, where a few measurements cannot
 	 * tell the two apart (a centre just above the absolute floor). */
-	double alt = fl < c - an_th(a, TH_LINK_MIN_GAP) * sig ? fl : c - an_th(a, TH_LINK_MIN_GAP) * sig;
-	double gap = c - alt, mid = (c + alt) / 2;
-	double screen = alt + an_th(a, TH_LINK_SCREEN_Z) * sig, k, s, sum;
-	unsigned int m = 1;
-	struct rck_finding *f;
+	alt = c - an_th(a, TH_LINK_MIN_GAP) * sig;
+	if (fl < alt)
+		alt = fl;
+	gap = c - alt;
+	mid = (c + alt) / 2;
+	screen = alt + an_th(a, TH_LINK_SCREEN_Z) * sig;
 	/* A link whose own floor is at or above the centre (a faster NIC pair
 	 * in a slower fabric) has no healthy reference: below its floor it is
 	 * a suspect, and its latest retest decides. */
-	bool plain = fl >= c;
-
+	plain = fl >= c;
 	if (screen > mid)
 		screen = mid;
 	if (plain)
@@ -399,11 +444,68 @@ static size_t take_links(const struct rck_analysis *a, const uint8_t *bad, enum 
 	return n;
 }
 
+/* Median and robust spread (1.4826 MAD over the median, at least
+ * link_noise_min) of the taken links of line rate @rate (any when < 0).
+ * Returns how many there were; @v is scratch. */
+static size_t centre_sigma(const struct rck_analysis *a, const uint8_t *take, double rate, double *v,
+			   double *c, double *sig)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->n_links; i++)
+		if (take[i] && (rate < 0 || a->links[i].line_rate == rate))
+			v[n++] = a->links[i].value;
+	*c = an_median(v, n);
+	if (!(*c > 0))
+		return 0;
+	n = 0;
+	for (size_t i = 0; i < a->n_links; i++)
+		if (take[i] && (rate < 0 || a->links[i].line_rate == rate))
+			v[n++] = fabs(a->links[i].value / *c - 1);
+	*sig = 1.4826 * an_median(v, n);
+	if (*sig < an_th(a, TH_LINK_NOISE_MIN))
+		*sig = an_th(a, TH_LINK_NOISE_MIN);
+	return n;
+}
+
+/* Line-rate classes with links enough for a centre of their own. */
+static void classes(const struct rck_analysis *a, const uint8_t *take, double *v, struct bw_ctx *b)
+{
+	double rate[AN_CLASSES];
+	size_t count[AN_CLASSES] = {0};
+	unsigned int n = 0;
+
+	for (size_t i = 0; i < a->n_links; i++) {
+		unsigned int k;
+
+		if (!take[i])
+			continue;
+		for (k = 0; k < n && rate[k] != a->links[i].line_rate; k++)
+			;
+		if (k == AN_CLASSES)
+			return;  /* too many rates: the fabric's centre for all */
+		if (k == n)
+			rate[n++] = a->links[i].line_rate;
+		count[k]++;
+	}
+	if (n < 2)
+		return;  /* one class: the fabric's centre is its centre */
+	for (unsigned int k = 0; k < n; k++) {
+		unsigned int j = b->n_classes;
+
+		if (count[k] < AN_CLASS_MIN)
+			continue;
+		b->rate[j] = rate[k];
+		if (centre_sigma(a, take, rate[k], v, &b->c[j], &b->sig[j]))
+			b->n_classes++;
+	}
+}
+
 static void check_bw(const struct rck_analysis *a, struct rck_report *r, uint8_t *bad)
 {
 	struct bw_ctx b = {0};
+	double *v, *lim = NULL;
 	uint8_t *take;
-	double *v;
 	size_t n = take_links(a, bad, RCK_LINK_TEST_BW, &take, &v);
 
 	if (!take) {
@@ -412,22 +514,28 @@ static void check_bw(const struct rck_analysis *a, struct rck_report *r, uint8_t
 	}
 	if (!n || a->incast)
 		goto out;
-	b.centre = an_median(v, n);
-	r->links.centre_gbps = b.centre;
-	if (!(b.centre > 0) || fabric_slow(a, r, take, b.centre, v))
+	if (!centre_sigma(a, take, -1, v, &b.centre, &b.sigma) ||
+	    fabric_slow(a, r, take, b.centre, v)) {
+		r->links.centre_gbps = b.centre;
 		goto out;
-	n = 0;
-	for (size_t i = 0; i < a->n_links; i++)
-		if (take[i])
-			v[n++] = fabs(a->links[i].value / b.centre - 1);
-	b.sigma = 1.4826 * an_median(v, n);
-	if (b.sigma < an_th(a, TH_LINK_NOISE_MIN))
-		b.sigma = an_th(a, TH_LINK_NOISE_MIN);
+	}
+	r->links.centre_gbps = b.centre;
 	r->links.noise_cv = b.sigma;
+	classes(a, take, v, &b);
 	b.lnA = log(1 / an_th(a, TH_LINK_FALSE_ALARM));
 	b.lnB = log(an_th(a, TH_LINK_MISS));
 	b.retests_max = (unsigned int)an_th(a, TH_LINK_RETESTS_MAX);
-	attribute(a, r, take, false, b.centre, bad);
+	/* Each link's floor, for attribution. */
+	lim = v;
+	for (size_t i = 0; i < a->n_links; i++) {
+		double c, sig;
+
+		if (!take[i])
+			continue;
+		class_centre(&b, a->links[i].line_rate, &c, &sig);
+		lim[i] = floor_of(a, c, a->links[i].line_rate);
+	}
+	attribute(a, r, take, lim, b.centre, bad);
 	for (size_t i = 0; i < a->n_links; i++)
 		if (take[i] && !touches(bad, &a->links[i]))
 			judge_bw(a, r, &a->links[i], &b);
@@ -486,7 +594,7 @@ static void check_lat(const struct rck_analysis *a, struct rck_report *r, uint8_
 	r->links.median_lat_us = median;
 	if (!(median > 0))
 		goto out;
-	attribute(a, r, take, true, median, bad);
+	attribute(a, r, take, NULL, median, bad);
 	for (size_t i = 0; i < a->n_links; i++)
 		if (take[i] && !touches(bad, &a->links[i]))
 			judge_lat(a, r, &a->links[i], median);

@@ -51,6 +51,9 @@ double synth_measure(const struct synth *s, size_t link, unsigned int attempt)
 	double mu = s->mean_gbps, x;
 
 	ends(s, link, &src, &dst);
+	if (s->nic_rate)
+		mu *= (s->nic_rate[src] < s->nic_rate[dst] ? s->nic_rate[src] : s->nic_rate[dst]) /
+		      s->line_rate;
 	if (s->nic_factor)
 		mu *= s->nic_factor[src] * s->nic_factor[dst];
 	if (s->bad_src != s->bad_dst && src == s->bad_src && dst == s->bad_dst)
@@ -80,7 +83,7 @@ int synth_analysis(const struct synth *s, const struct rck_thresholds *th, struc
 
 	for (unsigned int h = 0; !rc && h < s->hosts; h++) {
 		struct rck_analysis_nic nic = {.size = sizeof(nic), .device = "mlx5_0", .port = 1,
-					       .line_rate_gbps = s->line_rate};
+					       .line_rate_gbps = s->nic_rate ? s->nic_rate[h] : s->line_rate};
 		char name[32];
 
 		snprintf(name, sizeof(name), "n%04u", h);

@@ -15,6 +15,8 @@ struct synth {
 	double line_rate;          /* NIC line rate, 0 unknown */
 	uint64_t seed;
 	double *nic_factor;        /* per NIC, applies to its row and column; NULL: 1 */
+	double *nic_rate;          /* per NIC line rate (NULL: line_rate); a link's mean
+				      scales with the slower end's rate */
 	unsigned int bad_src, bad_dst;  /* one slow link (bad_src == bad_dst: none) */
 	double bad_factor;
 	int fail_all;              /* every probe failed */

@@ -193,6 +193,34 @@ static void test_marginal_fabric(void **state)
 	synth_fini(&s);
 }
 
+/* Mixed line rates: 32 hosts at 100G, 224 at 400G; links are judged
+ * within their rate class, so the 100G NICs are not slow 400G ones, and
+ * one 400G link at 0.90 is still found. */
+static void test_mixed_rates(void **state)
+{
+	struct synth s = fabric(45);
+	double rate[HOSTS];
+	const struct rck_finding *f;
+	struct rck_report *r;
+
+	for (unsigned int i = 0; i < HOSTS; i++)
+		rate[i] = i < 32 ? 100 : 400;
+	s.nic_rate = rate;
+	s.bad_src = 100;
+	s.bad_dst = 200;
+	s.bad_factor = 0.9;
+	assert_int_equal(synth_run(&s, NULL, ROUNDS, &r, NULL, NULL), 0);
+	if (rck_report_finding_count(r) != 1)
+		dump(r);
+	assert_int_equal(rck_report_finding_count(r), 1);
+	f = rck_report_finding(r, 0);
+	assert_int_equal(rck_finding_code(f), RCK_FINDING_LINK_SLOW);
+	assert_string_equal(rck_finding_host(f), "n0100");
+	assert_string_equal(rck_finding_peer_host(f), "n0200");
+	rck_report_free(r);
+	synth_fini(&s);
+}
+
 /* Every probe failed: verdict error, with the reason. */
 static void test_all_failed(void **state)
 {
@@ -740,6 +768,7 @@ int main(void)
 		cmocka_unit_test(test_slow_nic),
 		cmocka_unit_test(test_half_fabric_slow),
 		cmocka_unit_test(test_marginal_fabric),
+		cmocka_unit_test(test_mixed_rates),
 		cmocka_unit_test(test_all_failed),
 		cmocka_unit_test(test_fixtures),
 		cmocka_unit_test(test_port_missing),
