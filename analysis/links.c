@@ -23,7 +23,8 @@
  *    ln(1/link_false_alarm), cleared when it falls to ln(link_miss), and
  *    otherwise one more retest, up to link_retests_max. Wald's bound keeps
  *    the false alarm rate per link below link_false_alarm whatever the
- *    number of retests.
+ *    number of retests. One measurement's ratio is capped below the
+ *    confirmation bound, so a single dip never confirms a link.
  * Sigma is the robust spread of the first measurements (1.4826 x MAD over
  * the median), never below link_noise_min.
  */
@@ -219,15 +220,22 @@ static void attribute(const struct rck_analysis *a, struct rck_report *r, const 
 		uint32_t rn = g.row_start[n + 1] - g.row_start[n], cn = g.col_start[n + 1] - g.col_start[n];
 		bool rbad, cbad;
 
-		rmed[n] = rn ? group_median(a, g.row_idx + g.row_start[n], rn, NULL, scratch) : NAN;
-		cmed[n] = cn ? group_median(a, g.col_idx + g.col_start[n], cn, NULL, scratch) : NAN;
-		rq[n] = lat ? rmed[n] / (factor * centre) :
-			rn ? group_median(a, g.row_idx + g.row_start[n], rn, lim, scratch) : NAN;
-		cq[n] = lat ? cmed[n] / (factor * centre) :
-			cn ? group_median(a, g.col_idx + g.col_start[n], cn, lim, scratch) : NAN;
+		rq[n] = rn ? group_median(a, g.row_idx + g.row_start[n], rn, lim, scratch) : NAN;
+		cq[n] = cn ? group_median(a, g.col_idx + g.col_start[n], cn, lim, scratch) : NAN;
+		if (lat) {
+			rmed[n] = rq[n];
+			cmed[n] = cq[n];
+			rq[n] /= factor * centre;
+			cq[n] /= factor * centre;
+		}
 		rbad = rn >= min && (lat ? rq[n] > 1 : rq[n] < 1);
 		cbad = cn >= min && (lat ? cq[n] > 1 : cq[n] < 1);
 		deg[n] = rbad || cbad;
+		/* Bandwidth medians in Gb/s only for the reason of a finding. */
+		if (!lat && deg[n]) {
+			rmed[n] = rn ? group_median(a, g.row_idx + g.row_start[n], rn, NULL, scratch) : NAN;
+			cmed[n] = cn ? group_median(a, g.col_idx + g.col_start[n], cn, NULL, scratch) : NAN;
+		}
 		if (rn + cn)
 			with[a->nics[n].host]++;
 		ndeg[a->nics[n].host] += deg[n];
@@ -325,6 +333,16 @@ static bool fabric_slow(const struct rck_analysis *a, struct rck_report *r, cons
 	return true;
 }
 
+/* One measurement's log likelihood ratio, capped below the confirmation
+ * bound: no single measurement (a transient dip) confirms a link, a retest
+ * must agree. Capping only lowers the ratio, so Wald's bound still holds. */
+static double llr(const struct bw_ctx *b, double k, double mid, double x)
+{
+	double v = k * (mid - x);
+
+	return v < 0.9 * b->lnA ? v : 0.9 * b->lnA;
+}
+
 /* Decide one bandwidth link; see the comment at the top. */
 static void judge_bw(const struct rck_analysis *a, struct rck_report *r, const struct an_link *l,
 		     const struct bw_ctx *b)
@@ -358,23 +376,26 @@ static void judge_bw(const struct rck_analysis *a, struct rck_report *r, const s
 		return;
 	r->links.suspects++;
 	k = gap / (sig * sig);
-	s = k * (mid - l->value);
+	s = llr(b, k, mid, l->value);
 	sum = l->value;
 	for (unsigned int i = 0; i < l->n_retests; i++) {
 		const struct rck_link_meas *x = &a->retests[l->retest + i];
 
 		if (x->status != RCK_LINK_OK)
 			continue;
-		s += k * (mid - x->gbps);
+		s += llr(b, k, mid, x->gbps);
 		sum += x->gbps;
 		m++;
 	}
 	if (m == 1) {
-		an_retest_add(r, RCK_LINK_TEST_BW, l->src, l->dst);
+		/* Never retested, or every retest failed: ask again, up to the limit. */
+		if (l->n_retests < b->retests_max)
+			an_retest_add(r, RCK_LINK_TEST_BW, l->src, l->dst);
 		if (l->value < fl) {
 			f = an_add_link(r, a, l, RCK_FINDING_LINK_SLOW, RCK_SEVERITY_WARNING,
 					"%.1f Gb/s, below the floor %.1f Gb/s (fabric median %.1f); "
-					"not retested, unconfirmed", l->value, fl, c);
+					"%s, unconfirmed", l->value, fl, c,
+					l->n_retests ? "its retests failed" : "not retested");
 			an_value(f, "gbps", l->value);
 			an_value(f, "floor_gbps", fl);
 			an_value(f, "fabric_median_gbps", c);
@@ -558,10 +579,11 @@ static void judge_lat(const struct rck_analysis *a, struct rck_report *r, const 
 		if (a->retests[l->retest + i].status == RCK_LINK_OK)
 			last = &a->retests[l->retest + i];
 	if (!last) {
-		an_retest_add(r, RCK_LINK_TEST_LAT, l->src, l->dst);
+		if (l->n_retests < an_th(a, TH_LINK_RETESTS_MAX))
+			an_retest_add(r, RCK_LINK_TEST_LAT, l->src, l->dst);
 		f = an_add_link(r, a, l, RCK_FINDING_LINK_LATENCY, RCK_SEVERITY_WARNING,
-				"latency p50 %.2f us over %.2f us (fabric median %.2f); not retested, "
-				"unconfirmed", l->value, limit, median);
+				"latency p50 %.2f us over %.2f us (fabric median %.2f); %s, unconfirmed",
+				l->value, limit, median, l->n_retests ? "its retests failed" : "not retested");
 	} else if (last->lat_p50_us > limit) {
 		r->links.confirmed++;
 		f = an_add_link(r, a, l, RCK_FINDING_LINK_LATENCY, RCK_SEVERITY_DEGRADED,

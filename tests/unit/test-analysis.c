@@ -662,6 +662,80 @@ static void test_incast(void **state)
 	rck_report_free(r);
 }
 
+/* A 4-host fabric where link 0 -> 1 (bw) and 0 -> 2 (lat) are slow, with
+ * the given retests. */
+static struct rck_report *retested(const struct rck_link_meas *bw_rt, unsigned int n_bw,
+				   const struct rck_link_meas *lat_rt, unsigned int n_lat)
+{
+	struct rck_analysis *a = small(0, NULL);
+
+	for (unsigned int s = 0; s < 4; s++)
+		for (unsigned int d = 0; d < 4; d++) {
+			struct rck_link_sample x = {.size = sizeof(x), .src_nic = s, .dst_nic = d};
+
+			if (s == d)
+				continue;
+			x.test = RCK_LINK_TEST_BW;
+			x.meas.gbps = s == 0 && d == 1 ? 50 : 96 + 0.3 * s - 0.2 * d;
+			if (s == 0 && d == 1) {
+				x.n_retests = n_bw;
+				memcpy(x.retest, bw_rt, n_bw * sizeof(*bw_rt));
+			}
+			assert_int_equal(rck_analysis_add_links(a, &x, 1), 0);
+			x.test = RCK_LINK_TEST_LAT;
+			x.n_retests = 0;
+			x.meas.lat_p50_us = s == 0 && d == 2 ? 30 : 3 + 0.01 * (s + d);
+			x.meas.lat_p99_us = 2 * x.meas.lat_p50_us;
+			if (s == 0 && d == 2) {
+				x.n_retests = n_lat;
+				memcpy(x.retest, lat_rt, n_lat * sizeof(*lat_rt));
+			}
+			assert_int_equal(rck_analysis_add_links(a, &x, 1), 0);
+		}
+	return run_small(a);
+}
+
+static void test_retests(void **state)
+{
+	const struct rck_link_meas failed[3] = {{.status = RCK_LINK_FAILED}, {.status = RCK_LINK_FAILED},
+						{.status = RCK_LINK_FAILED}};
+	const struct rck_link_meas slow_bw[2] = {{.gbps = 51}, {.gbps = 49}};
+	const struct rck_link_meas fast_bw[2] = {{.gbps = 96}, {.gbps = 95.8}};
+	const struct rck_link_meas slow_lat = {.lat_p50_us = 28}, fast_lat = {.lat_p50_us = 3};
+	struct rck_report *r;
+
+	/* Not retested: two unconfirmed warnings, both on the retest list. */
+	r = retested(NULL, 0, NULL, 0);
+	assert_int_equal(rck_report_verdict(r), RCK_VERDICT_HEALTHY);
+	assert_int_equal(rck_report_retest_count(r), 2);
+	assert_int_equal(rck_report_severity_count(r, RCK_SEVERITY_WARNING), 2);
+	rck_report_free(r);
+	/* Retests agree: both degraded, nothing left to retest. */
+	r = retested(slow_bw, 2, &slow_lat, 1);
+	if (rck_report_severity_count(r, RCK_SEVERITY_DEGRADED) != 2)
+		dump(r);
+	assert_int_equal(rck_report_severity_count(r, RCK_SEVERITY_DEGRADED), 2);
+	assert_true(has_finding(r, RCK_FINDING_LINK_SLOW, "mlx5_0/1"));
+	assert_true(has_finding(r, RCK_FINDING_LINK_LATENCY, "mlx5_0/1"));
+	assert_int_equal(rck_report_retest_count(r), 0);
+	rck_report_free(r);
+	/* Retests disagree: cleared, no finding. */
+	r = retested(fast_bw, 2, &fast_lat, 1);
+	if (rck_report_finding_count(r))
+		dump(r);
+	assert_int_equal(rck_report_finding_count(r), 0);
+	assert_int_equal(rck_report_retest_count(r), 0);
+	rck_report_free(r);
+	/* Every retest failed: said so, and not asked for again past the limit. */
+	r = retested(failed, 3, NULL, 0);
+	assert_int_equal(rck_report_retest_count(r), 1);  /* the latency link */
+	assert_int_equal(rck_report_code_count(r, RCK_FINDING_LINK_SLOW), 1);
+	for (unsigned int i = 0; i < rck_report_finding_count(r); i++)
+		if (rck_finding_code(rck_report_finding(r, i)) == RCK_FINDING_LINK_SLOW)
+			assert_non_null(strstr(rck_finding_reason(rck_report_finding(r, i)), "its retests failed"));
+	rck_report_free(r);
+}
+
 /* Unreachable hosts are one finding each; their links are not judged. */
 static void test_unreachable(void **state)
 {
@@ -776,6 +850,7 @@ int main(void)
 		cmocka_unit_test(test_lint),
 		cmocka_unit_test(test_link_counters),
 		cmocka_unit_test(test_incast),
+		cmocka_unit_test(test_retests),
 		cmocka_unit_test(test_unreachable),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_thresholds),
