@@ -1,6 +1,5 @@
-/* Cross-host configuration lint: firmware, port rate, MTUs, the RoCE v2
- * IPv4 GID index and active ports per host; the odd one out is named
- * together with the majority value. */
+/* Cross-host configuration lint (firmware, port rate, MTUs, RoCE v2 GID
+ * index, active ports): the odd one out, named with the majority value. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>

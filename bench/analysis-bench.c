@@ -1,9 +1,5 @@
-/* Benchmark of the analysis: a synthetic recorded 1024-host full mesh
- * (1,047,552 directed bandwidth results, 2% noise, one slow NIC, one slow
- * link, the mesh's retests recorded) analysed several times; prints the
- * time and peak RSS against the targets (1 s, 256 MiB) as ratios, and a
- * model of the time to a verdict. usage: analysis-bench [HOSTS
- * [ROUND_OVERHEAD_MS [PROBE_S]]] */
+/* Benchmark: analysis of a synthetic recorded 1024-host full mesh against
+ * 1 s and 256 MiB, and a model of the time to a verdict (see usage below). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +10,8 @@
 
 #include "synth.h"
 
+/* usage: analysis-bench [HOSTS [ROUND_OVERHEAD_MS [PROBE_S]]]: 2% noise,
+ * one NIC at half speed, one link at 0.90, the mesh's retests recorded. */
 #define TARGET_S 1.0
 #define TARGET_MIB 256.0
 

@@ -1,6 +1,5 @@
-/* Fuzz target of the thresholds file parser (libFuzzer entry point): any
- * text is applied whole or refused whole with a one-line message naming
- * the line, and what is applied reads back within each key's range. */
+/* Fuzz target of the thresholds parser: any text is applied whole or
+ * refused whole with one line naming it; what is applied reads back in range. */
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>

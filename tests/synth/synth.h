@@ -1,6 +1,5 @@
-/* Synthetic full-mesh fabrics with a seeded noise model, for the analysis
- * unit tests and its benchmark: every measurement is a pure function of
- * (seed, link, attempt), so a retest draws fresh noise without storage. */
+/* Synthetic full-mesh fabrics with a seeded noise model: a measurement is a
+ * pure function of (seed, link, attempt), so retests draw fresh noise. */
 #ifndef RCK_SYNTH_H
 #define RCK_SYNTH_H
 

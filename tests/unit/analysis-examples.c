@@ -1,6 +1,5 @@
-/* Prints one analysis report per line as JSON (and, with -t, as text) for
- * a set of scenarios covering every part of the document; the schema test
- * validates each line against schemas/analysis.schema.json. */
+/* One analysis report per line, JSON (or text with -t), for scenarios
+ * covering every part of schemas/analysis.schema.json (analysis-schema.py). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
