@@ -8,6 +8,7 @@
 #include <rocecheck/counters.h>
 #include <rocecheck/probe.h>
 #include <rocecheck/cap.h>
+#include <rocecheck/mesh.h>
 #include <rocecheck/analysis.h>
 
 #endif
