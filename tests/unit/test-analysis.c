@@ -16,6 +16,8 @@
 
 #include <rocecheck/rocecheck.h>
 
+#include "fixture.h"
+
 #include "synth.h"
 
 #define HOSTS 256
@@ -237,22 +239,6 @@ static void test_all_failed(void **state)
 	rck_report_free(r);
 }
 
-static struct rck_inventory *load(const char *tree)
-{
-	const char *fix = getenv("ROCECHECK_FIXTURES");
-	struct rck_inventory *inv = NULL;
-	struct rck_ctx *ctx;
-	char root[4096];
-
-	assert_non_null(fix);
-	snprintf(root, sizeof(root), "%s/sysfs/%s", fix, tree);
-	assert_int_equal(rck_ctx_new(&ctx), 0);
-	assert_int_equal(rck_ctx_set_sysfs_root(ctx, root), 0);
-	assert_int_equal(rck_inventory_new(ctx, &inv), 0);
-	rck_ctx_free(ctx);
-	return inv;
-}
-
 static struct rck_report *one_host(const struct rck_inventory *inv, const struct rck_thresholds *th)
 {
 	struct rck_analysis *a;
@@ -287,7 +273,7 @@ static void test_fixtures(void **state)
 	struct rck_report *r;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		inv = load(cases[i].tree);
+		inv = fixture_inventory(cases[i].tree);
 		r = one_host(inv, NULL);
 		if (rck_report_finding_count(r) != cases[i].findings)
 			dump(r);
@@ -296,7 +282,7 @@ static void test_fixtures(void **state)
 		rck_inventory_free(inv);
 	}
 	/* mlx5: PCIe x8 in an x16 slot, the mark the text writer shows. */
-	inv = load("mlx5");
+	inv = fixture_inventory("mlx5");
 	assert_true(rck_analysis_pci_degraded(rck_inventory_device(inv, 0)));
 	r = one_host(inv, NULL);
 	assert_true(has_finding(r, RCK_FINDING_PCIE_DEGRADED, "mlx5_0"));
@@ -311,7 +297,7 @@ static void test_fixtures(void **state)
 		assert_int_equal(rck_thresholds_new(&th), 0);
 		assert_int_equal(rck_thresholds_set(th, "expect_rate_gbps", 400), 0);
 		assert_int_equal(rck_thresholds_set(th, "expect_mtu", 9000), 0);
-		inv = load("bnxt");
+		inv = fixture_inventory("bnxt");
 		r = one_host(inv, th);
 		assert_true(has_finding(r, RCK_FINDING_PORT_RATE, "bnxt_re0/1"));
 		assert_true(has_finding(r, RCK_FINDING_MTU_MISMATCH, "bnxt_re0/1"));
@@ -321,7 +307,7 @@ static void test_fixtures(void **state)
 	}
 
 	/* broken: port 1 down (port 2 is InfiniBand, not a RoCE port). */
-	inv = load("broken");
+	inv = fixture_inventory("broken");
 	r = one_host(inv, NULL);
 	dump(r);
 	assert_true(rck_report_finding_count(r) >= 1);
@@ -336,7 +322,7 @@ static void test_fixtures(void **state)
 static void test_port_missing(void **state)
 {
 	struct rck_analysis_nic nic = {.size = sizeof(nic), .device = "mlx5_7", .port = 1};
-	struct rck_inventory *inv = load("mlx5");
+	struct rck_inventory *inv = fixture_inventory("mlx5");
 	struct rck_analysis *a;
 	struct rck_report *r;
 
@@ -361,7 +347,7 @@ static void test_host_counters(void **state)
 	const char *fix = getenv("ROCECHECK_FIXTURES");
 	char root[4096], old_path[] = "/tmp/rck-an-old.XXXXXX", new_path[] = "/tmp/rck-an-new.XXXXXX";
 	struct rck_snapshot *s0, *s1;
-	struct rck_inventory *inv = load("mlx5");
+	struct rck_inventory *inv = fixture_inventory("mlx5");
 	struct rck_analysis *a;
 	struct rck_report *r;
 	struct rck_delta *d;
@@ -433,7 +419,7 @@ static void test_host_counters(void **state)
  * majority value. */
 static void test_lint(void **state)
 {
-	struct rck_inventory *mlx = load("mlx5"), *bnxt = load("bnxt");
+	struct rck_inventory *mlx = fixture_inventory("mlx5"), *bnxt = fixture_inventory("bnxt");
 	struct rck_analysis *a;
 	struct rck_report *r;
 	unsigned int mism = 0;
