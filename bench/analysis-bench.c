@@ -106,12 +106,12 @@ int main(int argc, char **argv)
 	sweep_rounds = 2.0 * (hosts - 1);
 	sweep_s = sweep_rounds * (probe + overhead);
 	retest_s = slots * (probe + overhead);
-	analysis_s = s.passes * t[runs / 2];
+	analysis_s = s.passes * ct[runs / 2];
 	printf("model, %.2f s probes and %.1f ms overhead a round (assumed: the mesh bench measures it):\n",
 	       probe, overhead * 1000);
-	printf("  sweep %.0f rounds %.1f s; %u retests in %u rounds (%u passes) %.1f s; analysis %u x %.3f s\n",
+	printf("  sweep %.0f rounds %.1f s; %u retests in %u rounds (%u passes) %.1f s; analysis %u x %.3f s CPU\n",
 	       sweep_rounds, sweep_s, retests, slots, s.passes > 0 ? s.passes - 1 : 0, retest_s, s.passes,
-	       t[runs / 2]);
+	       ct[runs / 2]);
 	printf("  time to verdict %.1f s; retests add %.1f%% to the sweep (%.0f s if run one at a time)\n",
 	       sweep_s + retest_s + analysis_s, 100 * retest_s / sweep_s, retests * (probe + overhead));
 	printf("verdict %s, %u findings:\n", rck_verdict_name(rck_report_verdict(r)),
