@@ -7,5 +7,6 @@
 #include <rocecheck/inventory.h>
 #include <rocecheck/counters.h>
 #include <rocecheck/probe.h>
+#include <rocecheck/dcb.h>
 
 #endif
