@@ -162,8 +162,14 @@ static int plan_all(struct plan *pl)
 	}
 	if (!rc && c->rdma_dev && !c->err[RCK_DCB_RDMA_CM] && !t->err[RCK_DCB_RDMA_CM] &&
 	    (c->roce_tos != t->roce_tos || strcmp(c->roce_mode, t->roce_mode))) {
-		snprintf(text, sizeof(text), "rdma_cm %s/%u: default_roce_tos %u -> %u, default_roce_mode %s -> %s",
-			 c->rdma_dev, c->rdma_port, c->roce_tos, t->roce_tos, c->roce_mode, t->roce_mode);
+		size_t o = (size_t)snprintf(text, sizeof(text), "rdma_cm %s/%u:", c->rdma_dev, c->rdma_port);
+
+		if (c->roce_tos != t->roce_tos)
+			o += (size_t)snprintf(text + o, sizeof(text) - o, " default_roce_tos %u -> %u",
+					      c->roce_tos, t->roce_tos);
+		if (strcmp(c->roce_mode, t->roce_mode) && o < sizeof(text))
+			snprintf(text + o, sizeof(text) - o, " default_roce_mode %s -> %s", c->roce_mode,
+				 t->roce_mode);
 		rc = push(pl->log, ST_CM, NULL, text);
 	}
 	return rc;
@@ -205,7 +211,7 @@ static int make_lines(struct rck_dcb_change_log *log)
 		const struct step *s = &log->s[i];
 
 		if (asprintf(&log->lines[i], "%s%s", s->text,
-			     s->undone ? " (restored)" : !s->done ? " (not done)" : "") < 0) {
+			     s->undone ? " (restored)" : !s->done && log->failed[0] ? " (not done)" : "") < 0) {
 			log->lines[i] = NULL;
 			return -ENOMEM;
 		}

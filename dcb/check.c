@@ -252,15 +252,9 @@ RCK_EXPORT int rck_dcb_diff_field(const struct rck_dcb_diff *d, size_t i, const 
 	return 0;
 }
 
-RCK_EXPORT int rck_dcb_diff_write(const struct rck_dcb_diff *d, enum rck_format fmt, FILE *out)
+static void write_diff(struct emit *e, const struct rck_dcb_diff *d)
 {
-	struct emit *e;
-	int rc = emit_new(fmt, out, &e);
-
-	if (rc)
-		return rc;
 	emit_obj_open(e, NULL);
-	emit_u64(e, "schema_version", NULL, 1);
 	emit_str(e, "interface", "%s", d->ifname);
 	emit_str(e, "profile", ": profile %s", d->profile);
 	emit_bool(e, "match", NULL, d->bad == 0);
@@ -278,6 +272,30 @@ RCK_EXPORT int rck_dcb_diff_write(const struct rck_dcb_diff *d, enum rck_format 
 		emit_text(e, "\n");
 		emit_obj_close(e);
 	}
+	emit_arr_close(e);
+	emit_obj_close(e);
+}
+
+RCK_EXPORT int rck_dcb_diff_write(const struct rck_dcb_diff *const *diffs, size_t n,
+				  enum rck_format fmt, FILE *out)
+{
+	struct emit *e;
+	bool match = true;
+	int rc;
+
+	if (!diffs || !out)
+		return -EINVAL;
+	rc = emit_new(fmt, out, &e);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n; i++)
+		match &= diffs[i]->bad == 0;
+	emit_obj_open(e, NULL);
+	emit_u64(e, "schema_version", NULL, 1);
+	emit_bool(e, "match", NULL, match);
+	emit_arr_open(e, "ports");
+	for (size_t i = 0; i < n; i++)
+		write_diff(e, diffs[i]);
 	emit_arr_close(e);
 	emit_obj_close(e);
 	rc = emit_finish(e);

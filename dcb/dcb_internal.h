@@ -7,6 +7,7 @@
 #include <net/if.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "internal.h"
 #include "rocecheck/dcb.h"
@@ -97,6 +98,7 @@ struct rck_dcb_profile {
 /* State file (state.c): the show JSON, loaded back for restore. */
 int dcb_state_save(const struct rck_dcb *d, const char *path);
 int dcb_state_load(const char *path, struct rck_dcb **out);
-struct json_t *dcb_to_json(const struct rck_dcb *d);
+/* One port object (the state file's content). */
+int dcb_write_port(const struct rck_dcb *d, enum rck_format fmt, FILE *out);
 
 #endif

@@ -241,7 +241,7 @@ static void write_state(struct emit *e, const struct rck_dcb *d)
 	emit_obj_close(e);
 }
 
-RCK_EXPORT int rck_dcb_write(const struct rck_dcb *d, enum rck_format fmt, FILE *out)
+int dcb_write_port(const struct rck_dcb *d, enum rck_format fmt, FILE *out)
 {
 	struct emit *e;
 	int rc = emit_new(fmt, out, &e);
@@ -249,6 +249,32 @@ RCK_EXPORT int rck_dcb_write(const struct rck_dcb *d, enum rck_format fmt, FILE 
 	if (rc)
 		return rc;
 	write_state(e, d);
+	rc = emit_finish(e);
+	emit_free(e);
+	return rc;
+}
+
+RCK_EXPORT int rck_dcb_write(const struct rck_dcb *const *ports, size_t n, enum rck_format fmt,
+			     FILE *out)
+{
+	struct emit *e;
+	int rc;
+
+	if (!ports || !out)
+		return -EINVAL;
+	rc = emit_new(fmt, out, &e);
+	if (rc)
+		return rc;
+	emit_obj_open(e, NULL);
+	emit_u64(e, "schema_version", NULL, DCB_SCHEMA_VERSION);
+	emit_arr_open(e, "ports");
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			emit_text(e, "\n");
+		write_state(e, ports[i]);
+	}
+	emit_arr_close(e);
+	emit_obj_close(e);
 	rc = emit_finish(e);
 	emit_free(e);
 	return rc;

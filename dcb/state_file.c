@@ -10,7 +10,7 @@
 
 static int save_fn(FILE *f, const void *arg)
 {
-	return rck_dcb_write(arg, RCK_FORMAT_JSON_PRETTY, f);
+	return dcb_write_port(arg, RCK_FORMAT_JSON_PRETTY, f);
 }
 
 int dcb_state_save(const struct rck_dcb *d, const char *path)

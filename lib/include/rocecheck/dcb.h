@@ -87,8 +87,9 @@ const char *rck_dcb_trust(const struct rck_dcb *dcb, const char **derived_from);
 size_t rck_dcb_vendor_count(const struct rck_dcb *dcb);
 int rck_dcb_vendor(const struct rck_dcb *dcb, size_t i, const char **name, const char **value);
 
-/** Write the state as text or JSON (schemas/rocedcb.schema.json, "show"). */
-int rck_dcb_write(const struct rck_dcb *dcb, enum rck_format fmt, FILE *out);
+/** Write the states of @n ports as text or as one JSON document
+ * {"schema_version", "ports": [...]} (schemas/rocedcb.schema.json, "show"). */
+int rck_dcb_write(const struct rck_dcb *const *ports, size_t n, enum rck_format fmt, FILE *out);
 
 /* ------------------------------------------------------------ profiles */
 
@@ -123,7 +124,10 @@ size_t rck_dcb_diff_count(const struct rck_dcb_diff *d, size_t *mismatches);
 /** Field @i: name, wanted and found values (text), and whether they match. */
 int rck_dcb_diff_field(const struct rck_dcb_diff *d, size_t i, const char **field,
 		       const char **want, const char **have, bool *match);
-int rck_dcb_diff_write(const struct rck_dcb_diff *d, enum rck_format fmt, FILE *out);
+/** Write @n comparisons as text or one JSON document {"schema_version",
+ * "match", "ports": [...]} (schemas/rocedcb.schema.json, "check"). */
+int rck_dcb_diff_write(const struct rck_dcb_diff *const *diffs, size_t n, enum rck_format fmt,
+		       FILE *out);
 
 /* ------------------------------------------------------------ apply */
 
