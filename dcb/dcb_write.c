@@ -173,8 +173,10 @@ static void write_maxrate(struct emit *e, const struct rck_dcb *d)
 {
 	if (!feature_open(e, d, RCK_DCB_MAXRATE, "maxrate", "maxrate"))
 		return;
-	emit_text(e, "bit/s per TC (0: unlimited)\n");
-	u64_array(e, "tc_maxrate_bps", "", d->maxrate.tc_maxrate, 1000);
+	/* The raw kernel value, kbit/s by linux/dcbnl.h (mlx5 reads it so);
+	 * iproute2 6.1's `dcb maxrate` writes and reads it as bytes/s. */
+	emit_text(e, "kbit/s per TC (0: unlimited)\n");
+	u64_array(e, "tc_maxrate_kbps", "", d->maxrate.tc_maxrate, 1);
 	emit_obj_close(e);
 }
 

@@ -179,12 +179,12 @@ static int load_root(json_t *root, struct rck_dcb *d)
 		d->dcbx = (uint8_t)n;
 	}
 	if ((o = feature(root, "maxrate", d, RCK_DCB_MAXRATE))) {
-		uint64_t bps[DCB_NPRIO];
+		uint64_t kbps[DCB_NPRIO];
 
-		if (get_arr(o, "tc_maxrate_bps", bps, 8, INT64_MAX))
+		if (get_arr(o, "tc_maxrate_kbps", kbps, 8, INT64_MAX))
 			return -EINVAL;
 		for (int i = 0; i < DCB_NPRIO; i++)
-			d->maxrate.tc_maxrate[i] = bps[i] / 1000;
+			d->maxrate.tc_maxrate[i] = kbps[i];
 	}
 	if ((o = feature(root, "buffer", d, RCK_DCB_BUFFER))) {
 		if (get_arr(o, "prio_buffer", d->buffer.prio2buffer, 1, DCBX_MAX_BUFFERS - 1) ||

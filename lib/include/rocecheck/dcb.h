@@ -74,7 +74,9 @@ int rck_dcb_app(const struct rck_dcb *dcb, size_t i, uint8_t *selector, uint16_t
 		uint8_t *priority);
 /** DCBX mode bits (linux/dcbnl.h DCB_CAP_DCBX_*: 0x1 host, 0x2 LLD managed, 0x4 CEE, 0x8 IEEE, 0x10 static). */
 int rck_dcb_dcbx(const struct rck_dcb *dcb, uint8_t *mode);
-/** Maximum rate of TC @tc in bits per second (0: unlimited). */
+/** Maximum rate of TC @tc in bits per second (0: unlimited): the kernel's
+ * value, kbit/s by linux/dcbnl.h, times 1000. (iproute2 6.1's `dcb maxrate`
+ * writes bytes/s into that field.) */
 int rck_dcb_maxrate(const struct rck_dcb *dcb, unsigned int tc, uint64_t *bps);
 /** Buffer of priority @prio, size of buffer @prio (bytes), and the total. */
 int rck_dcb_buffer(const struct rck_dcb *dcb, unsigned int prio, uint8_t *prio_buffer,
