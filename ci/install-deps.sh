@@ -15,7 +15,7 @@ build_pkgs=(
 )
 # Tests: valgrind, the veth/netns tools, ethtool to compare against, clang
 # with its libFuzzer runtime for the fuzz suite.
-test_pkgs=(valgrind iproute2 ethtool python3 jq clang libclang-rt-dev)
+test_pkgs=(valgrind iproute2 ethtool python3 python3-jsonschema jq clang libclang-rt-dev)
 # Virtual fabric (rocelab): Debian's kernel with rdma_rxe, qemu, guest userland.
 lab_pkgs=(
   qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static kmod cpio
