@@ -98,6 +98,7 @@ struct rck_dcb_profile {
 /* State file (state.c): the show JSON, loaded back for restore. */
 int dcb_state_save(const struct rck_dcb *d, const char *path);
 int dcb_state_load(const char *path, struct rck_dcb **out);
+int dcb_state_parse(const char *buf, size_t len, struct rck_dcb **out);
 /* One port object (the state file's content). */
 int dcb_write_port(const struct rck_dcb *d, enum rck_format fmt, FILE *out);
 

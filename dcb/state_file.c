@@ -203,37 +203,28 @@ static int load_root(json_t *root, struct rck_dcb *d)
 	return 0;
 }
 
-int dcb_state_load(const char *path, struct rck_dcb **out)
+static int from_json(json_t *root, struct rck_dcb **out)
 {
-	json_error_t jerr;
-	json_t *root = json_load_file(path, 0, &jerr);
 	const char *ifname, *dev;
 	struct rck_dcb *d;
 	uint64_t ver = 0, port = 0;
 	int rc;
 
-	*out = NULL;
-	if (!root)
-		return access(path, R_OK) ? -errno : -EINVAL;
 	ifname = json_string_value(json_object_get(root, "interface"));
 	if (!json_is_object(root) || u64_of(root, "schema_version", 1000, &ver) || ver != 1 ||
-	    !ifname || strlen(ifname) >= IF_NAMESIZE) {
-		json_decref(root);
+	    !ifname || !*ifname || strlen(ifname) >= IF_NAMESIZE)
 		return -EINVAL;
-	}
 	d = dcb_alloc(ifname);
-	if (!d) {
-		json_decref(root);
+	if (!d)
 		return -ENOMEM;
-	}
 	dev = json_string_value(json_object_get(root, "rdma_device"));
 	if (dev) {
 		d->rdma_dev = strdup(dev);
-		u64_of(root, "rdma_port", 255, &port);
+		if (u64_of(root, "rdma_port", 255, &port))
+			port = 1;
 		d->rdma_port = (unsigned int)port;
 	}
 	rc = (dev && !d->rdma_dev) ? -ENOMEM : load_root(root, d);
-	json_decref(root);
 	if (rc) {
 		rck_dcb_free(d);
 		return rc;
@@ -241,4 +232,32 @@ int dcb_state_load(const char *path, struct rck_dcb **out)
 	dcb_derive_trust(d);
 	*out = d;
 	return 0;
+}
+
+int dcb_state_parse(const char *buf, size_t len, struct rck_dcb **out)
+{
+	json_error_t jerr;
+	json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+	int rc;
+
+	*out = NULL;
+	if (!root)
+		return -EINVAL;
+	rc = from_json(root, out);
+	json_decref(root);
+	return rc;
+}
+
+int dcb_state_load(const char *path, struct rck_dcb **out)
+{
+	json_error_t jerr;
+	json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	int rc;
+
+	*out = NULL;
+	if (!root)
+		return access(path, R_OK) ? -errno : -EINVAL;
+	rc = from_json(root, out);
+	json_decref(root);
+	return rc;
 }
