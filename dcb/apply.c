@@ -9,9 +9,6 @@
 #include "dcb_internal.h"
 #include "nlsock.h"
 
-const char *dcb_tsa_name(uint8_t tsa);
-const char *dcb_selector_name(uint8_t sel, char *buf, size_t len);
-
 enum step_kind { ST_DCBX, ST_ETS, ST_BUFFER, ST_MAXRATE, ST_PFC, ST_APP_ADD, ST_APP_DEL, ST_CM };
 
 struct step {

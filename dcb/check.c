@@ -9,8 +9,6 @@
 #include "dcb_internal.h"
 #include "emit.h"
 
-const char *dcb_tsa_name(uint8_t tsa);
-
 struct diff_field {
 	char field[48];
 	char want[96];
@@ -25,7 +23,7 @@ struct rck_dcb_diff {
 	size_t n, cap, bad;
 };
 
-static int add(struct rck_dcb_diff *d, const char *field, const char *want, const char *have)
+int dcb_diff_add(struct rck_dcb_diff *d, const char *field, const char *want, const char *have)
 {
 	struct diff_field *f;
 
@@ -106,7 +104,7 @@ static int check_ets(struct rck_dcb_diff *d, const struct rck_dcb_profile *p, co
 			snprintf(h, sizeof(h), "%s", unsupported(s->err[RCK_DCB_ETS]));
 		else
 			eight_str(have[i], i == 2, h, sizeof(h));
-		rc = add(d, names[i], w, h);
+		rc = dcb_diff_add(d, names[i], w, h);
 	}
 	return rc;
 }
@@ -124,7 +122,7 @@ static int check_cm(struct rck_dcb_diff *d, const struct rck_dcb_profile *p, con
 			snprintf(h, sizeof(h), "%s", unsupported(s->err[RCK_DCB_RDMA_CM]));
 		else
 			snprintf(h, sizeof(h), "%u", s->roce_tos);
-		rc = add(d, "rdma_cm.default_roce_tos", w, h);
+		rc = dcb_diff_add(d, "rdma_cm.default_roce_tos", w, h);
 	}
 	if (!rc && p->has_mode) {
 		if (!s->rdma_dev)
@@ -133,7 +131,7 @@ static int check_cm(struct rck_dcb_diff *d, const struct rck_dcb_profile *p, con
 			snprintf(h, sizeof(h), "%s", unsupported(s->err[RCK_DCB_RDMA_CM]));
 		else
 			snprintf(h, sizeof(h), "%s", s->roce_mode);
-		rc = add(d, "rdma_cm.default_roce_mode", p->mode, h);
+		rc = dcb_diff_add(d, "rdma_cm.default_roce_mode", p->mode, h);
 	}
 	return rc;
 }
@@ -149,7 +147,7 @@ static int check_all(struct rck_dcb_diff *d, const struct rck_dcb_profile *p, co
 			snprintf(h, sizeof(h), "%s", unsupported(s->err[RCK_DCB_PFC]));
 		else
 			bits_str(s->pfc.pfc_en, h, sizeof(h));
-		rc = add(d, "pfc.enabled", w, h);
+		rc = dcb_diff_add(d, "pfc.enabled", w, h);
 	}
 	for (size_t i = 0; i < p->n_dscp && !rc; i++) {
 		const struct dcb_app_ent *a = &p->dscp[i];
@@ -161,10 +159,10 @@ static int check_all(struct rck_dcb_diff *d, const struct rck_dcb_profile *p, co
 			snprintf(h, sizeof(h), "%s", unsupported(s->err[RCK_DCB_APP]));
 		else
 			app_prios(s, a->selector, a->protocol, h, sizeof(h));
-		rc = add(d, field, w, h);
+		rc = dcb_diff_add(d, field, w, h);
 	}
 	if (!rc && p->has_trust)
-		rc = add(d, "trust", p->trust, s->trust ? s->trust : "unknown");
+		rc = dcb_diff_add(d, "trust", p->trust, s->trust ? s->trust : "unknown");
 	/* CNPs must reach their priority and must not be paused with the data. */
 	if (!rc && p->has_cnp_prio) {
 		bool mapped = false;
@@ -182,7 +180,7 @@ static int check_all(struct rck_dcb_diff *d, const struct rck_dcb_profile *p, co
 			snprintf(h, sizeof(h), "%u (PFC on)", p->cnp_prio);
 		else
 			snprintf(h, sizeof(h), "%s", w);
-		rc = add(d, "cnp_priority", w, h);
+		rc = dcb_diff_add(d, "cnp_priority", w, h);
 	}
 	if (!rc && p->has_roce_prio) {
 		snprintf(w, sizeof(w), "%u (PFC on)", p->roce_prio);
@@ -191,7 +189,7 @@ static int check_all(struct rck_dcb_diff *d, const struct rck_dcb_profile *p, co
 		else
 			snprintf(h, sizeof(h), "%u (PFC %s)", p->roce_prio,
 				 s->pfc.pfc_en & (1u << p->roce_prio) ? "on" : "off");
-		rc = add(d, "roce_priority", w, h);
+		rc = dcb_diff_add(d, "roce_priority", w, h);
 	}
 	if (!rc)
 		rc = check_ets(d, p, s);

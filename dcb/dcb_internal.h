@@ -95,6 +95,12 @@ struct rck_dcb_profile {
 	size_t n_dscp;
 };
 
+/* Names of TSA values and APP selectors (dcb_write.c). */
+const char *dcb_tsa_name(uint8_t tsa);
+const char *dcb_selector_name(uint8_t sel, char *buf, size_t len);
+/* Append one field to a comparison (check.c). */
+int dcb_diff_add(struct rck_dcb_diff *d, const char *field, const char *want, const char *have);
+
 /* State file (state.c): the show JSON, loaded back for restore. */
 int dcb_state_save(const struct rck_dcb *d, const char *path);
 int dcb_state_load(const char *path, struct rck_dcb **out);

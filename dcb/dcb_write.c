@@ -9,9 +9,6 @@
 
 #define DCB_SCHEMA_VERSION 1
 
-const char *dcb_tsa_name(uint8_t tsa);
-const char *dcb_selector_name(uint8_t sel, char *buf, size_t len);
-
 const char *dcb_tsa_name(uint8_t tsa)
 {
 	switch (tsa) {

@@ -11,12 +11,14 @@ enum {
 	RDCB_OPT_DRY_RUN = 1 << 0,
 	RDCB_OPT_STATE_DIR = 1 << 1,
 	RDCB_OPT_TIMEOUT = 1 << 2,
+	RDCB_OPT_PEER = 1 << 3,
 };
 
 struct rdcb_opts {
 	bool dry_run;
+	bool peer;              /* check: also compare with the switch's LLDP */
 	const char *state_dir;
-	unsigned long timeout_s;
+	unsigned long timeout_s; /* LLDP wait (default 35: LLDP's 30 s interval) */
 	char **words;   /* positional arguments after the command word */
 	int n_words;
 };
@@ -35,5 +37,6 @@ int rdcb_show(struct cli *cli, int argc, char **argv);
 int rdcb_check(struct cli *cli, int argc, char **argv);
 int rdcb_apply(struct cli *cli, int argc, char **argv);
 int rdcb_restore(struct cli *cli, int argc, char **argv);
+int rdcb_peer(struct cli *cli, int argc, char **argv);
 
 #endif

@@ -63,6 +63,55 @@ int rdcb_show(struct cli *cli, int argc, char **argv)
 	return rc ? EXIT_FAIL : 0;
 }
 
+/* The switch's side: what its LLDP says, as more fields of the comparison.
+ * No LLDP heard is a field that differs, not an error. */
+static int add_peer(struct cli *cli, struct rdcb_opts *o, const struct rck_dcb_profile *prof,
+		    const struct rck_dcb *host, struct rck_dcb_diff *diff)
+{
+	struct rck_lldp *l = NULL;
+	int rc = rck_lldp_capture(cli->ctx, rck_dcb_ifname(host), (unsigned int)o->timeout_s * 1000, &l);
+
+	if (rc && rc != -ETIMEDOUT && rc != -EBADMSG) {
+		fprintf(stderr, "%s: check: %s: LLDP capture: %s%s\n", cli->prog, rck_dcb_ifname(host),
+			strerror(-rc), rc == -EPERM ? " (needs CAP_NET_RAW)" : "");
+		return rc;
+	}
+	rc = rck_dcb_diff_add_peer(diff, prof, host, l);
+	rck_lldp_free(l);
+	return rc;
+}
+
+int rdcb_peer(struct cli *cli, int argc, char **argv)
+{
+	struct rck_lldp *l = NULL;
+	struct rdcb_opts o;
+	int rc = rdcb_parse(cli, argc, argv, RDCB_OPT_TIMEOUT, &o);
+
+	if (rc)
+		return rc - 1000;
+	if (o.n_words != 1) {
+		fprintf(stderr, "%s: peer: %s\n", cli->prog,
+			o.n_words ? "one interface only" : "an interface is needed");
+		rdcb_cmd_usage(cli, "peer", stderr);
+		return EXIT_USAGE;
+	}
+	rc = rck_lldp_capture(cli->ctx, o.words[0], (unsigned int)o.timeout_s * 1000, &l);
+	if (rc == -ETIMEDOUT) {
+		fprintf(stderr, "%s: peer: %s: no LLDP frame within %lu s\n", cli->prog, o.words[0],
+			o.timeout_s);
+		return EXIT_FAIL;
+	}
+	if (rc) {
+		fprintf(stderr, "%s: peer: %s: %s%s\n", cli->prog, o.words[0],
+			rc == -ENODEV ? "no such interface" : rc == -EBADMSG ? "LLDP frames heard, none decoded" :
+			strerror(-rc), rc == -EPERM ? " (capturing needs CAP_NET_RAW)" : "");
+		return EXIT_FAIL;
+	}
+	rc = rck_lldp_write(l, o.words[0], cli->fmt, stdout);
+	rck_lldp_free(l);
+	return rc ? cli_fail(cli, rc, "peer") : 0;
+}
+
 int rdcb_check(struct cli *cli, int argc, char **argv)
 {
 	struct rck_dcb_profile *prof = NULL;
@@ -71,7 +120,7 @@ int rdcb_check(struct cli *cli, int argc, char **argv)
 	char **names = NULL, err[512];
 	size_t n = 0, bad = 0, total_bad = 0;
 	struct rdcb_opts o;
-	int rc = rdcb_parse(cli, argc, argv, 0, &o);
+	int rc = rdcb_parse(cli, argc, argv, RDCB_OPT_PEER | RDCB_OPT_TIMEOUT, &o);
 
 	if (rc)
 		return rc - 1000;
@@ -95,6 +144,8 @@ int rdcb_check(struct cli *cli, int argc, char **argv)
 	}
 	for (size_t i = 0; i < n && !rc; i++) {
 		rc = rck_dcb_check(prof, v[i], &diffs[i]);
+		if (!rc && o.peer)
+			rc = add_peer(cli, &o, prof, v[i], diffs[i]);
 		if (!rc) {
 			rck_dcb_diff_count(diffs[i], &bad);
 			total_bad += bad;

@@ -17,12 +17,14 @@ static int cmd_help(struct cli *cli, int argc, char **argv)
 
 static const struct cli_cmd commands[] = {
 	{ "show", rdcb_show, "[IF|DEV]...", "DCB state of ports (all RDMA ports by default)", true },
-	{ "check", rdcb_check, "PROFILE [IF...]",
+	{ "check", rdcb_check, "PROFILE [IF...] [--peer [--timeout S]]",
 	  "compare ports with a profile: exit 0 match, 1 drift, 2 error", true },
 	{ "apply", rdcb_apply, "PROFILE [IF...] [--dry-run] [--state-dir DIR]",
 	  "bring ports to a profile, undone on any failure", false },
 	{ "restore", rdcb_restore, "[IF...] [--state-dir DIR]",
 	  "return ports to the state saved by apply", false },
+	{ "peer", rdcb_peer, "IF [--timeout S]",
+	  "the switch's DCBX settings from its LLDP (chassis, port, ETS, PFC, APP)", true },
 	{ "help", cmd_help, "", "this help", false },
 	{ 0 }
 };
@@ -46,6 +48,7 @@ int rdcb_parse(struct cli *cli, int argc, char **argv, unsigned int allowed, str
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "state-dir", required_argument, NULL, 'd' },
 		{ "timeout", required_argument, NULL, 'T' },
+		{ "peer", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -54,7 +57,7 @@ int rdcb_parse(struct cli *cli, int argc, char **argv, unsigned int allowed, str
 
 	memset(o, 0, sizeof(*o));
 	o->state_dir = RDCB_STATE_DIR;
-	o->timeout_s = 5;
+	o->timeout_s = 35;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":jph", opts, NULL)) != -1) {
 		switch (c) {
@@ -85,6 +88,11 @@ int rdcb_parse(struct cli *cli, int argc, char **argv, unsigned int allowed, str
 					cli->prog, cmd, optarg);
 				goto usage;
 			}
+			break;
+		case 'P':
+			if (!(allowed & RDCB_OPT_PEER))
+				goto unknown;
+			o->peer = true;
 			break;
 		case 'h':
 			rdcb_cmd_usage(cli, cmd, stdout);

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Fabric test (suite dcb): rocedcb against the kernel's real dcbnl code on the
 # dcbtest netdev module, cross-checked both ways with iproute2's dcb; apply,
-# check, injected failures that must leave the port exactly as it was, restore.
+# check, injected failures that must leave the port exactly as it was, restore;
+# LLDP with DCBX TLVs sent by n2 (the "switch") and decoded by n1.
 
 . "$(dirname "$0")/lib.sh"
 fabric_prereqs
 [ -d "/lib/modules/$(ls /lib/modules | sort -V | tail -1)/build" ] || need "no kernel headers (linux-headers-amd64)"
 SCHEMA=$HERE/../../schemas/rocedcb.schema.json
 VALIDATE=$HERE/../validate-json.py
-lab_up dcb 1 --dcb-netdev
-say "boot of 1 node with dcbtest: $BOOT_SECS s"
+[ -x "${LLDP_SEND:-}" ] || need "lldp-send not built (LLDP_SEND)"
+lab_up dcb 2 --dcb-netdev --add "$LLDP_SEND:/usr/local/bin/lldp-send"
+say "boot of 2 nodes with dcbtest: $BOOT_SECS s"
 
 DCB=/usr/sbin/dcb
 IF=dcbtest0
@@ -135,3 +137,52 @@ grep -q 'pfc      not supported by this driver' <<<"$out" || fail "eth0 PFC: $ou
 g rocedcb apply roce-lossless eth0 >"$TMP/out" 2>"$TMP/err" && fail "apply on virtio succeeded"
 grep -q 'nothing was changed' "$TMP/err" || fail "apply on virtio: $(cat "$TMP/err")"
 ok "virtio eth0: 'not supported by this driver', apply refused"
+
+# 7. The switch side: n2 plays the switch and sends LLDP (AF_PACKET) with a
+# planted mismatch: PFC on 3 and 4, DSCP 26 on priority 5, willing.
+# The lab's bridge must pass the LLDP group address (802.1D filters it).
+"$ROCELAB" host -- ip link set rlbr0 type bridge group_fwd_mask 0x4000 || fail "bridge group_fwd_mask"
+python3 - "$TMP/lldp.bin" <<'PY' || fail "building the LLDP frame"
+import sys
+f = bytes([0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e,   # LLDP group address
+           0x02, 0x00, 0x00, 0x00, 0x00, 0x77,   # source
+           0x88, 0xcc])
+f += bytes([0x02, 0x07, 0x04, 0x00, 0x11, 0x22, 0x33, 0x44, 0x55])   # chassis ID: MAC
+f += bytes([0x04, 0x0c, 0x05]) + b"Ethernet1/7"                        # port ID: name
+f += bytes([0x06, 0x02, 0x00, 0x78])                                   # TTL 120
+f += bytes([0x0a, 0x06]) + b"leaf01"                                   # system name
+# ETS configuration: willing, priorities 0-7 on TCs 0 0 0 3 0 0 6 0, TC 0 and 3 50 %, TC 6 strict
+f += bytes([0xfe, 0x19, 0x00, 0x80, 0xc2, 0x09, 0x80, 0x00, 0x03, 0x00, 0x60,
+            50, 0, 0, 50, 0, 0, 0, 0, 2, 2, 2, 2, 2, 2, 0, 2])
+f += bytes([0xfe, 0x06, 0x00, 0x80, 0xc2, 0x0b, 0x88, 0x18])           # PFC: willing, cap 8, on 3,4
+# APP: DSCP 26 -> 5 (0xa5), DSCP 48 -> 6 (0xc5)
+f += bytes([0xfe, 0x0b, 0x00, 0x80, 0xc2, 0x0c, 0x00, 0xa5, 0x00, 0x1a, 0xc5, 0x00, 0x30])
+f += bytes([0x00, 0x00])                                               # End
+open(sys.argv[1], "wb").write(f)
+PY
+rx n2 -i -t 120 -- lldp-send eth0 320 250 <"$TMP/lldp.bin" >/dev/null 2>&1 &
+sender=$!
+out=$(g rocedcb peer eth0 --timeout 30) || fail "peer: $out"
+for want in 'LLDP from 02:00:00:00:00:77' 'chassis  (subtype 4) 00:11:22:33:44:55' \
+	'port     (subtype 5) Ethernet1/7' 'system   leaf01' 'pfc      enabled 3,4  willing yes' \
+	'dscp 26:5  dscp 48:6' 'willing yes  cbs no  max TCs 8' 'prio_tc     0   0   0   3   0   0   6   0'; do
+	grep -qF "$want" <<<"$out" || fail "peer: '$want' missing from: $out"
+done
+g rocedcb peer -j eth0 --timeout 30 >"$TMP/peer.json" || fail "peer -j"
+python3 "$VALIDATE" "$SCHEMA" "$TMP/peer.json" >/dev/null || fail "peer -j does not validate"
+ok "peer: chassis, port, system name, ETS, PFC and APP TLVs decoded from n2's LLDP; JSON validates"
+g rocedcb check roce-lossless eth0 --peer --timeout 30 >"$TMP/chk"
+rc=$?
+[ $rc = 1 ] || fail "check --peer: exit $rc: $(cat "$TMP/chk")"
+grep -Eq 'DRIFT peer.pfc.enabled +want 3, have 3,4' "$TMP/chk" || fail "check --peer misses PFC: $(cat "$TMP/chk")"
+grep -Eq 'DRIFT peer.willing +want switch not willing, have switch willing' "$TMP/chk" ||
+	fail "check --peer misses the willing bit: $(cat "$TMP/chk")"
+grep -Eq 'DRIFT peer.app.dscp.26 +want 3, have 5' "$TMP/chk" || fail "check --peer misses DSCP 26: $(cat "$TMP/chk")"
+grep -Eq 'ok +peer.app.dscp.48' "$TMP/chk" || fail "check --peer: DSCP 48: $(cat "$TMP/chk")"
+# Ending the exec call does not end the sender inside the guest.
+rx n2 -t 30 -- sh -c 'pkill -x lldp-send; for i in $(seq 50); do pgrep -x lldp-send >/dev/null || exit 0; sleep 0.1; done; exit 1' ||
+	fail "lldp-send still running on n2"
+wait "$sender" 2>/dev/null
+g rocedcb peer eth0 --timeout 2 >/dev/null 2>"$TMP/err"
+[ $? = 1 ] && grep -q 'no LLDP frame within 2 s' "$TMP/err" || fail "peer without LLDP: $(cat "$TMP/err")"
+ok "check --peer finds the planted PFC, willing and DSCP 26 mismatches; no LLDP: a clear error after the timeout"

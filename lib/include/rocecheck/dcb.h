@@ -159,6 +159,57 @@ const char *rck_dcb_change_failed_step(const struct rck_dcb_change_log *log);
 /** True when a failure was followed by a complete rollback. */
 bool rck_dcb_change_rolled_back(const struct rck_dcb_change_log *log);
 
+
+/* ------------------------------------------------------------ switch side (LLDP) */
+
+/** What the link partner (the switch) announces in LLDP: chassis and port
+ * IDs and the IEEE 802.1Qaz DCBX TLVs. */
+struct rck_lldp;
+
+/**
+ * Decode one Ethernet frame (ethertype 0x88cc, optionally 802.1Q tagged).
+ * -EBADMSG when it is not LLDP or lacks the chassis ID, port ID and TTL;
+ * malformed optional TLVs are skipped and listed by rck_lldp_warning().
+ */
+int rck_lldp_decode(const uint8_t *frame, size_t len, struct rck_lldp **out);
+/**
+ * Wait up to @timeout_ms for an LLDP frame on @ifname (libpcap, ether proto
+ * 0x88cc, promiscuous) and decode it. -ETIMEDOUT when none came, -EPERM
+ * without CAP_NET_RAW, -EOPNOTSUPP when built without libpcap.
+ */
+int rck_lldp_capture(struct rck_ctx *ctx, const char *ifname, unsigned int timeout_ms,
+		     struct rck_lldp **out);
+void rck_lldp_free(struct rck_lldp *l);
+/** Chassis and port ID as text (MAC, address or name) and their subtypes. */
+const char *rck_lldp_chassis_id(const struct rck_lldp *l, unsigned int *subtype);
+const char *rck_lldp_port_id(const struct rck_lldp *l, unsigned int *subtype);
+/** System name and port description; NULL when not announced. */
+const char *rck_lldp_system_name(const struct rck_lldp *l);
+const char *rck_lldp_port_description(const struct rck_lldp *l);
+/** PFC configuration TLV; -ENOENT when not announced. */
+int rck_lldp_pfc(const struct rck_lldp *l, uint8_t *enabled, uint8_t *cap, bool *willing, bool *mbc);
+/** ETS configuration (@recommendation false) or recommendation TLV for priority/TC @i;
+ * -ENOENT when not announced. */
+int rck_lldp_ets(const struct rck_lldp *l, bool recommendation, unsigned int i, uint8_t *prio_tc,
+		 uint8_t *tc_bw, uint8_t *tc_tsa);
+/** APP priority TLV entries (selector 5: DSCP). */
+size_t rck_lldp_app_count(const struct rck_lldp *l);
+int rck_lldp_app(const struct rck_lldp *l, size_t i, uint8_t *selector, uint16_t *protocol,
+		 uint8_t *priority);
+/** Problems met while decoding (malformed TLVs skipped). */
+size_t rck_lldp_warning_count(const struct rck_lldp *l);
+const char *rck_lldp_warning(const struct rck_lldp *l, size_t i);
+/** Write as text or JSON (schemas/rocedcb.schema.json, "peer"); @ifname is where it was heard. */
+int rck_lldp_write(const struct rck_lldp *l, const char *ifname, enum rck_format fmt, FILE *out);
+/**
+ * Add host-versus-switch fields to a comparison: PFC priorities, willing
+ * bits, the DSCP APP map. What the switch should announce is the host's own
+ * setting, or the profile's (@profile may be NULL) where the host's driver
+ * cannot report it. With @peer NULL one field says no LLDP was heard.
+ */
+int rck_dcb_diff_add_peer(struct rck_dcb_diff *d, const struct rck_dcb_profile *profile,
+			  const struct rck_dcb *host, const struct rck_lldp *peer);
+
 #ifdef __cplusplus
 }
 #endif
