@@ -53,13 +53,13 @@ int rdcb_parse(struct cli *cli, int argc, char **argv, unsigned int allowed, str
 		{ 0 }
 	};
 	const char *cmd = argv[0];
-	int c;
+	int c, li;
 
 	memset(o, 0, sizeof(*o));
 	o->state_dir = RDCB_STATE_DIR;
 	o->timeout_s = 35;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":jph", opts, NULL)) != -1) {
+	while ((li = -1, c = getopt_long(argc, argv, ":jph", opts, &li)) != -1) {
 		switch (c) {
 		case 'j':
 			if (cli->fmt == RCK_FORMAT_TEXT)
@@ -119,7 +119,13 @@ int rdcb_parse(struct cli *cli, int argc, char **argv, unsigned int allowed, str
 	}
 	return 0;
 unknown:
-	fprintf(stderr, "%s: %s: unknown option '%s'\n", cli->prog, cmd, argv[optind - 1]);
+	/* A known option this command does not take: name it, not its value. */
+	if (li >= 0)
+		fprintf(stderr, "%s: %s: unknown option '--%s'\n", cli->prog, cmd, opts[li].name);
+	else if (optopt)
+		fprintf(stderr, "%s: %s: unknown option '-%c'\n", cli->prog, cmd, optopt);
+	else
+		fprintf(stderr, "%s: %s: unknown option '%s'\n", cli->prog, cmd, argv[optind - 1]);
 	goto usage;
 bad:
 	fprintf(stderr, "%s: %s: empty value for '%s'\n", cli->prog, cmd, argv[optind - 1]);

@@ -44,6 +44,13 @@ cases=(
 	"1|apply roce-lossless lo --dry-run|^rocedcb: apply: lo: pfc failed: not supported by this driver"
 	"1|restore --state-dir $tmp/none|^rocedcb: restore: no saved state in $tmp/none"
 	"1|restore lo --state-dir $tmp|^rocedcb: restore: lo: no saved state"
+	"0|peer --help|"
+	"2|peer|^rocedcb: peer: an interface is needed"
+	"2|peer lo eth0|^rocedcb: peer: one interface only"
+	"2|peer lo --timeout 0|^rocedcb: peer: invalid --timeout '0'"
+	"2|peer lo --dry-run|^rocedcb: peer: unknown option '--dry-run'"
+	"2|show lo --peer|^rocedcb: show: unknown option '--peer'"
+	"2|apply roce-lossless lo --timeout 3|^rocedcb: apply: unknown option '--timeout'"
 )
 
 for c in "${cases[@]}"; do
@@ -82,7 +89,7 @@ python3 "$src/tests/validate-json.py" "$schema" "$tmp/badshow.json" >/dev/null 2
 
 # The man page's OPTIONS name every option the binary accepts, and back.
 man=$src/man/rocedcb.8
-for o in --dry-run --state-dir --timeout --json --pretty --help; do
+for o in --dry-run --state-dir --timeout --peer --json --pretty --help; do
 	grep -q -- "${o//-/\\\\-}" "$man" || { echo "FAIL: rocedcb(8) lacks $o"; fails=$((fails + 1)); }
 done
 opts=$(sed -n '/^\.SH OPTIONS/,/^\.SH [^O]/p' "$man" | grep -oE '^\.B[IR]? .*' |
