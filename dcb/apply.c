@@ -48,26 +48,6 @@ static int push(struct rck_dcb_change_log *log, enum step_kind kind, const struc
 	return 0;
 }
 
-static void u8s(const uint8_t *v, char *buf, size_t len)
-{
-	size_t o = 0;
-
-	for (int i = 0; i < DCB_NPRIO && o < len; i++)
-		o += (size_t)snprintf(buf + o, len - o, "%s%u", i ? " " : "", v[i]);
-}
-
-static void pfc_str(uint8_t bm, char *buf, size_t len)
-{
-	size_t o = 0;
-
-	buf[0] = '\0';
-	for (int i = 0; i < DCB_NPRIO; i++)
-		if (bm & (1u << i))
-			o += (size_t)snprintf(buf + o, len - o, "%s%d", o ? "," : "", i);
-	if (!o)
-		snprintf(buf, len, "none");
-}
-
 /* The ETS fields a set writes (ets_cap describes the device, not a setting). */
 static bool ets_differs(const struct ieee_ets *a, const struct ieee_ets *b)
 {
@@ -89,13 +69,13 @@ static int plan_ets(struct plan *pl)
 		return 0;
 	o = (size_t)snprintf(text, sizeof(text), "ets:");
 	if (memcmp(a->prio_tc, b->prio_tc, DCB_NPRIO)) {
-		u8s(a->prio_tc, x, sizeof(x));
-		u8s(b->prio_tc, y, sizeof(y));
+		dcb_u8_list(a->prio_tc, false, x, sizeof(x));
+		dcb_u8_list(b->prio_tc, false, y, sizeof(y));
 		o += (size_t)snprintf(text + o, sizeof(text) - o, " prio_tc [%s] -> [%s]", x, y);
 	}
 	if (memcmp(a->tc_tx_bw, b->tc_tx_bw, DCB_NPRIO) && o < sizeof(text)) {
-		u8s(a->tc_tx_bw, x, sizeof(x));
-		u8s(b->tc_tx_bw, y, sizeof(y));
+		dcb_u8_list(a->tc_tx_bw, false, x, sizeof(x));
+		dcb_u8_list(b->tc_tx_bw, false, y, sizeof(y));
 		o += (size_t)snprintf(text + o, sizeof(text) - o, " tc_bw [%s] -> [%s]", x, y);
 	}
 	if (memcmp(a->tc_tsa, b->tc_tsa, DCB_NPRIO) && o < sizeof(text))
@@ -120,8 +100,8 @@ static int plan_all(struct plan *pl)
 	if (!rc && !c->err[RCK_DCB_BUFFER] && !t->err[RCK_DCB_BUFFER] &&
 	    (memcmp(c->buffer.prio2buffer, t->buffer.prio2buffer, DCB_NPRIO) ||
 	     memcmp(c->buffer.buffer_size, t->buffer.buffer_size, sizeof(c->buffer.buffer_size)))) {
-		u8s(c->buffer.prio2buffer, x, sizeof(x));
-		u8s(t->buffer.prio2buffer, y, sizeof(y));
+		dcb_u8_list(c->buffer.prio2buffer, false, x, sizeof(x));
+		dcb_u8_list(t->buffer.prio2buffer, false, y, sizeof(y));
 		snprintf(text, sizeof(text), "buffer: prio_buffer [%s] -> [%s], sizes set", x, y);
 		rc = push(pl->log, ST_BUFFER, NULL, text);
 	}
@@ -130,8 +110,8 @@ static int plan_all(struct plan *pl)
 		rc = push(pl->log, ST_MAXRATE, NULL, "maxrate: per-TC maximum rates set");
 	if (!rc && !c->err[RCK_DCB_PFC] && !t->err[RCK_DCB_PFC] &&
 	    (c->pfc.pfc_en != t->pfc.pfc_en || c->pfc.delay != t->pfc.delay || c->pfc.mbc != t->pfc.mbc)) {
-		pfc_str(c->pfc.pfc_en, x, sizeof(x));
-		pfc_str(t->pfc.pfc_en, y, sizeof(y));
+		dcb_prio_list(c->pfc.pfc_en, x, sizeof(x));
+		dcb_prio_list(t->pfc.pfc_en, y, sizeof(y));
 		snprintf(text, sizeof(text), "pfc: enabled %s -> %s%s", x, y,
 			 c->pfc.delay != t->pfc.delay || c->pfc.mbc != t->pfc.mbc ? ", delay/mbc set" : "");
 		rc = push(pl->log, ST_PFC, NULL, text);

@@ -45,36 +45,6 @@ int dcb_diff_add(struct rck_dcb_diff *d, const char *field, const char *want, co
 	return 0;
 }
 
-static const char *unsupported(int err)
-{
-	return err == -EOPNOTSUPP ? "not supported by this driver" : strerror(-err);
-}
-
-static void bits_str(uint8_t bm, char *buf, size_t len)
-{
-	size_t o = 0;
-
-	buf[0] = '\0';
-	for (int i = 0; i < DCB_NPRIO; i++)
-		if (bm & (1u << i))
-			o += (size_t)snprintf(buf + o, len - o, "%s%d", o ? "," : "", i);
-	if (!o)
-		snprintf(buf, len, "none");
-}
-
-static void eight_str(const uint8_t *v, bool tsa, char *buf, size_t len)
-{
-	size_t o = 0;
-
-	buf[0] = '\0';
-	for (int i = 0; i < DCB_NPRIO && o < len; i++) {
-		if (tsa)
-			o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? " " : "", dcb_tsa_name(v[i]));
-		else
-			o += (size_t)snprintf(buf + o, len - o, "%s%u", i ? " " : "", v[i]);
-	}
-}
-
 /* The priorities @sel/@proto maps to, "none" when unmapped. */
 static void app_prios(const struct rck_dcb *s, uint8_t sel, uint16_t proto, char *buf, size_t len)
 {
@@ -83,7 +53,7 @@ static void app_prios(const struct rck_dcb *s, uint8_t sel, uint16_t proto, char
 	for (size_t i = 0; i < s->n_apps; i++)
 		if (s->apps[i].selector == sel && s->apps[i].protocol == proto)
 			bm |= (uint8_t)(1u << s->apps[i].priority);
-	bits_str(bm, buf, len);
+	dcb_prio_list(bm, buf, len);
 }
 
 static int check_ets(struct rck_dcb_diff *d, const struct rck_dcb_profile *p, const struct rck_dcb *s)
@@ -99,11 +69,11 @@ static int check_ets(struct rck_dcb_diff *d, const struct rck_dcb_profile *p, co
 
 		if (!has[i])
 			continue;
-		eight_str(want[i], i == 2, w, sizeof(w));
+		dcb_u8_list(want[i], i == 2, w, sizeof(w));
 		if (s->err[RCK_DCB_ETS])
-			snprintf(h, sizeof(h), "%s", unsupported(s->err[RCK_DCB_ETS]));
+			snprintf(h, sizeof(h), "%s", dcb_err_str(s->err[RCK_DCB_ETS]));
 		else
-			eight_str(have[i], i == 2, h, sizeof(h));
+			dcb_u8_list(have[i], i == 2, h, sizeof(h));
 		rc = dcb_diff_add(d, names[i], w, h);
 	}
 	return rc;
@@ -119,7 +89,7 @@ static int check_cm(struct rck_dcb_diff *d, const struct rck_dcb_profile *p, con
 		if (!s->rdma_dev)
 			snprintf(h, sizeof(h), "no RDMA device on this interface");
 		else if (s->err[RCK_DCB_RDMA_CM])
-			snprintf(h, sizeof(h), "%s", unsupported(s->err[RCK_DCB_RDMA_CM]));
+			snprintf(h, sizeof(h), "%s", dcb_err_str(s->err[RCK_DCB_RDMA_CM]));
 		else
 			snprintf(h, sizeof(h), "%u", s->roce_tos);
 		rc = dcb_diff_add(d, "rdma_cm.default_roce_tos", w, h);
@@ -128,7 +98,7 @@ static int check_cm(struct rck_dcb_diff *d, const struct rck_dcb_profile *p, con
 		if (!s->rdma_dev)
 			snprintf(h, sizeof(h), "no RDMA device on this interface");
 		else if (s->err[RCK_DCB_RDMA_CM])
-			snprintf(h, sizeof(h), "%s", unsupported(s->err[RCK_DCB_RDMA_CM]));
+			snprintf(h, sizeof(h), "%s", dcb_err_str(s->err[RCK_DCB_RDMA_CM]));
 		else
 			snprintf(h, sizeof(h), "%s", s->roce_mode);
 		rc = dcb_diff_add(d, "rdma_cm.default_roce_mode", p->mode, h);
@@ -142,11 +112,11 @@ static int check_all(struct rck_dcb_diff *d, const struct rck_dcb_profile *p, co
 	int rc = 0;
 
 	if (p->has_pfc) {
-		bits_str(p->pfc, w, sizeof(w));
+		dcb_prio_list(p->pfc, w, sizeof(w));
 		if (s->err[RCK_DCB_PFC])
-			snprintf(h, sizeof(h), "%s", unsupported(s->err[RCK_DCB_PFC]));
+			snprintf(h, sizeof(h), "%s", dcb_err_str(s->err[RCK_DCB_PFC]));
 		else
-			bits_str(s->pfc.pfc_en, h, sizeof(h));
+			dcb_prio_list(s->pfc.pfc_en, h, sizeof(h));
 		rc = dcb_diff_add(d, "pfc.enabled", w, h);
 	}
 	for (size_t i = 0; i < p->n_dscp && !rc; i++) {
@@ -156,7 +126,7 @@ static int check_all(struct rck_dcb_diff *d, const struct rck_dcb_profile *p, co
 			 a->selector == RCK_DCB_SEL_DSCP ? "dscp" : "pcp", a->protocol);
 		snprintf(w, sizeof(w), "%u", a->priority);
 		if (s->err[RCK_DCB_APP])
-			snprintf(h, sizeof(h), "%s", unsupported(s->err[RCK_DCB_APP]));
+			snprintf(h, sizeof(h), "%s", dcb_err_str(s->err[RCK_DCB_APP]));
 		else
 			app_prios(s, a->selector, a->protocol, h, sizeof(h));
 		rc = dcb_diff_add(d, field, w, h);
@@ -173,7 +143,7 @@ static int check_all(struct rck_dcb_diff *d, const struct rck_dcb_profile *p, co
 		snprintf(w, sizeof(w), "%u (DSCP-mapped, PFC off)", p->cnp_prio);
 		if (s->err[RCK_DCB_APP] || s->err[RCK_DCB_PFC])
 			snprintf(h, sizeof(h), "%s",
-				 unsupported(s->err[RCK_DCB_APP] ? s->err[RCK_DCB_APP] : s->err[RCK_DCB_PFC]));
+				 dcb_err_str(s->err[RCK_DCB_APP] ? s->err[RCK_DCB_APP] : s->err[RCK_DCB_PFC]));
 		else if (!mapped)
 			snprintf(h, sizeof(h), "%u (no DSCP maps to it)", p->cnp_prio);
 		else if (s->pfc.pfc_en & (1u << p->cnp_prio))
@@ -185,7 +155,7 @@ static int check_all(struct rck_dcb_diff *d, const struct rck_dcb_profile *p, co
 	if (!rc && p->has_roce_prio) {
 		snprintf(w, sizeof(w), "%u (PFC on)", p->roce_prio);
 		if (s->err[RCK_DCB_PFC])
-			snprintf(h, sizeof(h), "%s", unsupported(s->err[RCK_DCB_PFC]));
+			snprintf(h, sizeof(h), "%s", dcb_err_str(s->err[RCK_DCB_PFC]));
 		else
 			snprintf(h, sizeof(h), "%u (PFC %s)", p->roce_prio,
 				 s->pfc.pfc_en & (1u << p->roce_prio) ? "on" : "off");
@@ -274,29 +244,34 @@ static void write_diff(struct emit *e, const struct rck_dcb_diff *d)
 	emit_obj_close(e);
 }
 
-RCK_EXPORT int rck_dcb_diff_write(const struct rck_dcb_diff *const *diffs, size_t n,
-				  enum rck_format fmt, FILE *out)
-{
-	struct emit *e;
-	bool match = true;
-	int rc;
+struct diff_list {
+	const struct rck_dcb_diff *const *diffs;
+	size_t n;
+};
 
-	if (!diffs || !out)
-		return -EINVAL;
-	rc = emit_new(fmt, out, &e);
-	if (rc)
-		return rc;
-	for (size_t i = 0; i < n; i++)
-		match &= diffs[i]->bad == 0;
+static void diff_doc(struct emit *e, const void *arg)
+{
+	const struct diff_list *l = arg;
+	bool match = true;
+
+	for (size_t i = 0; i < l->n; i++)
+		match &= l->diffs[i]->bad == 0;
 	emit_obj_open(e, NULL);
 	emit_u64(e, "schema_version", NULL, 1);
 	emit_bool(e, "match", NULL, match);
 	emit_arr_open(e, "ports");
-	for (size_t i = 0; i < n; i++)
-		write_diff(e, diffs[i]);
+	for (size_t i = 0; i < l->n; i++)
+		write_diff(e, l->diffs[i]);
 	emit_arr_close(e);
 	emit_obj_close(e);
-	rc = emit_finish(e);
-	emit_free(e);
-	return rc;
+}
+
+RCK_EXPORT int rck_dcb_diff_write(const struct rck_dcb_diff *const *diffs, size_t n,
+				  enum rck_format fmt, FILE *out)
+{
+	struct diff_list l = { diffs, n };
+
+	if (!diffs)
+		return -EINVAL;
+	return dcb_emit_doc(fmt, out, diff_doc, &l);
 }

@@ -95,9 +95,22 @@ struct rck_dcb_profile {
 	size_t n_dscp;
 };
 
-/* Names of TSA values and APP selectors (dcb_write.c). */
+/* Names and text forms shared by the writers (dcb_write.c). */
+struct emit;
 const char *dcb_tsa_name(uint8_t tsa);
 const char *dcb_selector_name(uint8_t sel, char *buf, size_t len);
+/* "not supported by this driver" for -EOPNOTSUPP, else strerror. */
+const char *dcb_err_str(int err);
+/* "3,4" (or "none") for a priority bitmap; "0 1 2 ..." for eight values. */
+void dcb_prio_list(uint8_t bm, char *buf, size_t len);
+void dcb_u8_list(const uint8_t *v, bool tsa, char *buf, size_t len);
+/* A priority bitmap as a JSON array / "3,4" text; one APP entry object. */
+void dcb_emit_prio_array(struct emit *e, const char *key, uint8_t bm);
+void dcb_emit_app(struct emit *e, uint8_t selector, uint16_t protocol, uint8_t priority);
+/* One document: @fn emits it, written as @fmt to @out. */
+int dcb_emit_doc(enum rck_format fmt, FILE *out, void (*fn)(struct emit *e, const void *arg),
+		 const void *arg);
+void dcb_emit_eight(struct emit *e, const char *key, const char *label, const uint8_t *v, bool tsa);
 /* Append one field to a comparison (check.c). */
 int dcb_diff_add(struct rck_dcb_diff *d, const char *field, const char *want, const char *have);
 

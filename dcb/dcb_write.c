@@ -32,6 +32,61 @@ const char *dcb_selector_name(uint8_t sel, char *buf, size_t len)
 	return buf;
 }
 
+const char *dcb_err_str(int err)
+{
+	return err == -EOPNOTSUPP ? "not supported by this driver" : strerror(-err);
+}
+
+void dcb_prio_list(uint8_t bm, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < DCB_NPRIO; i++)
+		if (bm & (1u << i))
+			o += (size_t)snprintf(buf + o, len - o, "%s%d", o ? "," : "", i);
+	if (!o)
+		snprintf(buf, len, "none");
+}
+
+void dcb_u8_list(const uint8_t *v, bool tsa, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < DCB_NPRIO && o < len; i++) {
+		if (tsa)
+			o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? " " : "", dcb_tsa_name(v[i]));
+		else
+			o += (size_t)snprintf(buf + o, len - o, "%s%u", i ? " " : "", v[i]);
+	}
+}
+
+void dcb_emit_prio_array(struct emit *e, const char *key, uint8_t bm)
+{
+	int n = 0;
+
+	emit_arr_open(e, key);
+	for (int i = 0; i < DCB_NPRIO; i++)
+		if (bm & (1u << i)) {
+			emit_text(e, n++ ? "," : "");
+			emit_u64(e, NULL, "%s", (uint64_t)i);
+		}
+	emit_arr_close(e);
+	emit_text(e, n ? "" : "none");
+}
+
+void dcb_emit_app(struct emit *e, uint8_t selector, uint16_t protocol, uint8_t priority)
+{
+	char buf[16];
+
+	emit_obj_open(e, NULL);
+	emit_str(e, "selector", "%s ", dcb_selector_name(selector, buf, sizeof(buf)));
+	emit_u64(e, "protocol", "%s", protocol);
+	emit_u64(e, "priority", ":%s  ", priority);
+	emit_obj_close(e);
+}
+
 /* "not supported by this driver" for EOPNOTSUPP, the error text otherwise. */
 static bool feature_open(struct emit *e, const struct rck_dcb *d, enum rck_dcb_feature f,
 			 const char *key, const char *label)
@@ -42,20 +97,24 @@ static bool feature_open(struct emit *e, const struct rck_dcb *d, enum rck_dcb_f
 	emit_text(e, "  %-9s", label);
 	emit_bool(e, "supported", NULL, err == 0);
 	if (err) {
-		emit_str(e, "reason", "%s\n",
-			 err == -EOPNOTSUPP ? "not supported by this driver" : strerror(-err));
+		emit_str(e, "reason", "%s\n", dcb_err_str(err));
 		emit_obj_close(e);
 		return false;
 	}
 	return true;
 }
 
-static void u8_array(struct emit *e, const char *key, const char *label, const uint8_t *v)
+/* Eight values (numbers or TSA names) under @key, a text line after @label. */
+void dcb_emit_eight(struct emit *e, const char *key, const char *label, const uint8_t *v, bool tsa)
 {
 	emit_text(e, "  %-9s%-12s", "", label);
 	emit_arr_open(e, key);
-	for (int i = 0; i < DCB_NPRIO; i++)
-		emit_u64(e, NULL, "%-4s", v[i]);
+	for (int i = 0; i < DCB_NPRIO; i++) {
+		if (tsa)
+			emit_str(e, NULL, "%-7s", dcb_tsa_name(v[i]));
+		else
+			emit_u64(e, NULL, "%-4s", v[i]);
+	}
 	emit_arr_close(e);
 	emit_text(e, "\n");
 }
@@ -73,35 +132,16 @@ static void u64_array(struct emit *e, const char *key, const char *label, const 
 
 static void write_pfc(struct emit *e, const struct rck_dcb *d)
 {
-	int n = 0;
-
 	if (!feature_open(e, d, RCK_DCB_PFC, "pfc", "pfc"))
 		return;
 	emit_text(e, "enabled ");
-	emit_arr_open(e, "enabled");
-	for (int i = 0; i < DCB_NPRIO; i++)
-		if (d->pfc.pfc_en & (1u << i)) {
-			emit_text(e, n++ ? "," : "");
-			emit_u64(e, NULL, "%s", (uint64_t)i);
-		}
-	emit_arr_close(e);
-	emit_text(e, n ? "" : "none");
+	dcb_emit_prio_array(e, "enabled", d->pfc.pfc_en);
 	emit_u64(e, "cap", "  cap %s", d->pfc.pfc_cap);
 	emit_bool(e, "mbc", "  mbc %s", d->pfc.mbc);
 	emit_u64(e, "delay", "  delay %s\n", d->pfc.delay);
 	u64_array(e, "requests", "requests", d->pfc.requests, 1);
 	u64_array(e, "indications", "indications", d->pfc.indications, 1);
 	emit_obj_close(e);
-}
-
-static void tsa_array(struct emit *e, const char *key, const char *label, const uint8_t *v)
-{
-	emit_text(e, "  %-9s%-12s", "", label);
-	emit_arr_open(e, key);
-	for (int i = 0; i < DCB_NPRIO; i++)
-		emit_str(e, NULL, "%-7s", dcb_tsa_name(v[i]));
-	emit_arr_close(e);
-	emit_text(e, "\n");
 }
 
 static void write_ets(struct emit *e, const struct rck_dcb *d)
@@ -111,15 +151,15 @@ static void write_ets(struct emit *e, const struct rck_dcb *d)
 	emit_bool(e, "willing", "willing %s", d->ets.willing);
 	emit_u64(e, "ets_cap", "  cap %s", d->ets.ets_cap);
 	emit_bool(e, "cbs", "  cbs %s\n", d->ets.cbs);
-	u8_array(e, "prio_tc", "prio_tc", d->ets.prio_tc);
-	u8_array(e, "tc_bw", "tc_bw", d->ets.tc_tx_bw);
-	tsa_array(e, "tc_tsa", "tc_tsa", d->ets.tc_tsa);
+	dcb_emit_eight(e, "prio_tc", "prio_tc", d->ets.prio_tc, false);
+	dcb_emit_eight(e, "tc_bw", "tc_bw", d->ets.tc_tx_bw, false);
+	dcb_emit_eight(e, "tc_tsa", "tc_tsa", d->ets.tc_tsa, true);
 	if (emit_is_json(e)) {
 		/* Kept for restore; the text view leaves them out. */
-		u8_array(e, "tc_rx_bw", "", d->ets.tc_rx_bw);
-		u8_array(e, "reco_prio_tc", "", d->ets.reco_prio_tc);
-		u8_array(e, "reco_tc_bw", "", d->ets.tc_reco_bw);
-		tsa_array(e, "reco_tc_tsa", "", d->ets.tc_reco_tsa);
+		dcb_emit_eight(e, "tc_rx_bw", "", d->ets.tc_rx_bw, false);
+		dcb_emit_eight(e, "reco_prio_tc", "", d->ets.reco_prio_tc, false);
+		dcb_emit_eight(e, "reco_tc_bw", "", d->ets.tc_reco_bw, false);
+		dcb_emit_eight(e, "reco_tc_tsa", "", d->ets.tc_reco_tsa, true);
 	}
 	emit_obj_close(e);
 }
@@ -129,15 +169,8 @@ static void write_app(struct emit *e, const struct rck_dcb *d)
 	if (!feature_open(e, d, RCK_DCB_APP, "app", "app"))
 		return;
 	emit_arr_open(e, "entries");
-	for (size_t i = 0; i < d->n_apps; i++) {
-		char buf[16];
-
-		emit_obj_open(e, NULL);
-		emit_str(e, "selector", "%s ", dcb_selector_name(d->apps[i].selector, buf, sizeof(buf)));
-		emit_u64(e, "protocol", "%s", d->apps[i].protocol);
-		emit_u64(e, "priority", ":%s  ", d->apps[i].priority);
-		emit_obj_close(e);
-	}
+	for (size_t i = 0; i < d->n_apps; i++)
+		dcb_emit_app(e, d->apps[i].selector, d->apps[i].protocol, d->apps[i].priority);
 	emit_arr_close(e);
 	emit_text(e, d->n_apps ? "\n" : "empty\n");
 	emit_obj_close(e);
@@ -184,7 +217,7 @@ static void write_buffer(struct emit *e, const struct rck_dcb *d)
 	if (!feature_open(e, d, RCK_DCB_BUFFER, "buffer", "buffer"))
 		return;
 	emit_u64(e, "total_size", "total %s bytes\n", d->buffer.total_size);
-	u8_array(e, "prio_buffer", "prio_buffer", d->buffer.prio2buffer);
+	dcb_emit_eight(e, "prio_buffer", "prio_buffer", d->buffer.prio2buffer, false);
 	for (int i = 0; i < DCB_NPRIO; i++)
 		sizes[i] = d->buffer.buffer_size[i];
 	u64_array(e, "buffer_size", "buffer_size", sizes, 1);
@@ -240,41 +273,60 @@ static void write_state(struct emit *e, const struct rck_dcb *d)
 	emit_obj_close(e);
 }
 
-int dcb_write_port(const struct rck_dcb *d, enum rck_format fmt, FILE *out)
+int dcb_emit_doc(enum rck_format fmt, FILE *out, void (*fn)(struct emit *e, const void *arg),
+		 const void *arg)
 {
 	struct emit *e;
-	int rc = emit_new(fmt, out, &e);
+	int rc;
 
+	if (!out)
+		return -EINVAL;
+	rc = emit_new(fmt, out, &e);
 	if (rc)
 		return rc;
-	write_state(e, d);
+	fn(e, arg);
 	rc = emit_finish(e);
 	emit_free(e);
 	return rc;
 }
 
-RCK_EXPORT int rck_dcb_write(const struct rck_dcb *const *ports, size_t n, enum rck_format fmt,
-			     FILE *out)
+static void port_doc(struct emit *e, const void *arg)
 {
-	struct emit *e;
-	int rc;
+	write_state(e, arg);
+}
 
-	if (!ports || !out)
-		return -EINVAL;
-	rc = emit_new(fmt, out, &e);
-	if (rc)
-		return rc;
+int dcb_write_port(const struct rck_dcb *d, enum rck_format fmt, FILE *out)
+{
+	return dcb_emit_doc(fmt, out, port_doc, d);
+}
+
+struct port_list {
+	const struct rck_dcb *const *ports;
+	size_t n;
+};
+
+static void list_doc(struct emit *e, const void *arg)
+{
+	const struct port_list *l = arg;
+
 	emit_obj_open(e, NULL);
 	emit_u64(e, "schema_version", NULL, DCB_SCHEMA_VERSION);
 	emit_arr_open(e, "ports");
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < l->n; i++) {
 		if (i)
 			emit_text(e, "\n");
-		write_state(e, ports[i]);
+		write_state(e, l->ports[i]);
 	}
 	emit_arr_close(e);
 	emit_obj_close(e);
-	rc = emit_finish(e);
-	emit_free(e);
-	return rc;
+}
+
+RCK_EXPORT int rck_dcb_write(const struct rck_dcb *const *ports, size_t n, enum rck_format fmt,
+			     FILE *out)
+{
+	struct port_list l = { ports, n };
+
+	if (!ports)
+		return -EINVAL;
+	return dcb_emit_doc(fmt, out, list_doc, &l);
 }

@@ -118,20 +118,6 @@ RCK_EXPORT const char *rck_lldp_warning(const struct rck_lldp *l, size_t i)
 	return i < l->n_warn ? l->warn[i] : NULL;
 }
 
-static void eight(struct emit *e, const char *key, const uint8_t *v, bool tsa)
-{
-	emit_text(e, "           %-12s", key);
-	emit_arr_open(e, key);
-	for (int i = 0; i < 8; i++) {
-		if (tsa)
-			emit_str(e, NULL, "%-7s", dcb_tsa_name(v[i]));
-		else
-			emit_u64(e, NULL, "%-4s", v[i]);
-	}
-	emit_arr_close(e);
-	emit_text(e, "\n");
-}
-
 static void write_ets(struct emit *e, const char *key, const char *label, const struct lldp_ets *t,
 		      bool cfg)
 {
@@ -148,9 +134,9 @@ static void write_ets(struct emit *e, const char *key, const char *label, const 
 		emit_u64(e, "max_tcs", "  max TCs %s", t->max_tcs);
 	}
 	emit_text(e, "\n");
-	eight(e, "prio_tc", t->prio_tc, false);
-	eight(e, "tc_bw", t->tc_bw, false);
-	eight(e, "tc_tsa", t->tsa, true);
+	dcb_emit_eight(e, "prio_tc", "prio_tc", t->prio_tc, false);
+	dcb_emit_eight(e, "tc_bw", "tc_bw", t->tc_bw, false);
+	dcb_emit_eight(e, "tc_tsa", "tc_tsa", t->tsa, true);
 	emit_obj_close(e);
 }
 
@@ -176,14 +162,7 @@ static void write_lldp(struct emit *e, const struct rck_lldp *l, const char *ifn
 	if (l->has_pfc) {
 		emit_obj_open(e, "pfc");
 		emit_text(e, "  %-9senabled ", "pfc");
-		emit_arr_open(e, "enabled");
-		for (int i = 0, n = 0; i < 8; i++)
-			if (l->pfc_en & (1u << i)) {
-				emit_text(e, n++ ? "," : "");
-				emit_u64(e, NULL, "%s", (uint64_t)i);
-			}
-		emit_arr_close(e);
-		emit_text(e, l->pfc_en ? "" : "none");
+		dcb_emit_prio_array(e, "enabled", l->pfc_en);
 		emit_bool(e, "willing", "  willing %s", l->pfc_willing);
 		emit_bool(e, "mbc", "  mbc %s", l->pfc_mbc);
 		emit_u64(e, "cap", "  cap %s\n", l->pfc_cap);
@@ -195,15 +174,8 @@ static void write_lldp(struct emit *e, const struct rck_lldp *l, const char *ifn
 	if (l->has_app) {
 		emit_text(e, "  %-9s", "app");
 		emit_arr_open(e, "app");
-		for (size_t i = 0; i < l->n_apps; i++) {
-			char sb[16];
-
-			emit_obj_open(e, NULL);
-			emit_str(e, "selector", "%s ", dcb_selector_name(l->apps[i].selector, sb, sizeof(sb)));
-			emit_u64(e, "protocol", "%s", l->apps[i].protocol);
-			emit_u64(e, "priority", ":%s  ", l->apps[i].priority);
-			emit_obj_close(e);
-		}
+		for (size_t i = 0; i < l->n_apps; i++)
+			dcb_emit_app(e, l->apps[i].selector, l->apps[i].protocol, l->apps[i].priority);
 		emit_arr_close(e);
 		emit_text(e, l->n_apps ? "\n" : "empty\n");
 	} else {
@@ -217,33 +189,26 @@ static void write_lldp(struct emit *e, const struct rck_lldp *l, const char *ifn
 	emit_obj_close(e);
 }
 
+struct lldp_doc {
+	const struct rck_lldp *l;
+	const char *ifname;
+};
+
+static void lldp_doc_fn(struct emit *e, const void *arg)
+{
+	const struct lldp_doc *d = arg;
+
+	write_lldp(e, d->l, d->ifname);
+}
+
 RCK_EXPORT int rck_lldp_write(const struct rck_lldp *l, const char *ifname, enum rck_format fmt,
 			      FILE *out)
 {
-	struct emit *e;
-	int rc;
+	struct lldp_doc d = { l, ifname };
 
-	if (!l || !ifname || !out)
+	if (!l || !ifname)
 		return -EINVAL;
-	rc = emit_new(fmt, out, &e);
-	if (rc)
-		return rc;
-	write_lldp(e, l, ifname);
-	rc = emit_finish(e);
-	emit_free(e);
-	return rc;
-}
-
-static void bits(uint8_t bm, char *buf, size_t len)
-{
-	size_t o = 0;
-
-	buf[0] = '\0';
-	for (int i = 0; i < 8; i++)
-		if (bm & (1u << i))
-			o += (size_t)snprintf(buf + o, len - o, "%s%d", o ? "," : "", i);
-	if (!o)
-		snprintf(buf, len, "none");
+	return dcb_emit_doc(fmt, out, lldp_doc_fn, &d);
 }
 
 /* The priorities DSCP @dscp maps to in an APP table, "none" if unmapped. */
@@ -255,7 +220,7 @@ static void dscp_prios(const struct dcb_app_ent *apps, size_t n, unsigned int ds
 	for (size_t i = 0; i < n; i++)
 		if (apps[i].selector == RCK_DCB_SEL_DSCP && apps[i].protocol == dscp)
 			bm |= (uint8_t)(1u << apps[i].priority);
-	bits(bm, buf, len);
+	dcb_prio_list(bm, buf, len);
 }
 
 static void peer_dscp(const struct rck_lldp *l, unsigned int dscp, char *buf, size_t len)
@@ -265,7 +230,7 @@ static void peer_dscp(const struct rck_lldp *l, unsigned int dscp, char *buf, si
 	for (size_t i = 0; i < l->n_apps; i++)
 		if (l->apps[i].selector == IEEE_8021QAZ_APP_SEL_DSCP && l->apps[i].protocol == dscp)
 			bm |= (uint8_t)(1u << l->apps[i].priority);
-	bits(bm, buf, len);
+	dcb_prio_list(bm, buf, len);
 }
 
 /* What the switch should announce: the host's own setting when the host
@@ -274,11 +239,11 @@ static void peer_dscp(const struct rck_lldp *l, unsigned int dscp, char *buf, si
 static bool want_pfc(const struct rck_dcb_profile *p, const struct rck_dcb *h, char *buf, size_t len)
 {
 	if (!h->err[RCK_DCB_PFC]) {
-		bits(h->pfc.pfc_en, buf, len);
+		dcb_prio_list(h->pfc.pfc_en, buf, len);
 		return true;
 	}
 	if (p && p->has_pfc) {
-		bits(p->pfc, buf, len);
+		dcb_prio_list(p->pfc, buf, len);
 		return true;
 	}
 	return false;
@@ -308,7 +273,7 @@ RCK_EXPORT int rck_dcb_diff_add_peer(struct rck_dcb_diff *d, const struct rck_dc
 		return dcb_diff_add(d, "peer.lldp", "heard", "no LLDP from the link partner");
 	if (want_pfc(p, h, want, sizeof(want))) {
 		if (l->has_pfc)
-			bits(l->pfc_en, have, sizeof(have));
+			dcb_prio_list(l->pfc_en, have, sizeof(have));
 		else
 			snprintf(have, sizeof(have), "no PFC TLV from the switch");
 		rc = dcb_diff_add(d, "peer.pfc.enabled", want, have);
