@@ -25,7 +25,9 @@ gsh "ip link set $IF up && /usr/bin/rdma link add rxe1 type rxe netdev $IF" || f
 out=$(g rocedcb show $IF) || fail "show: $out"
 grep -q "^$IF (RDMA rxe1/1)" <<<"$out" || fail "show does not name rxe1: $out"
 grep -q 'requests    1000 1001' <<<"$out" || fail "PFC request counters not shown: $out"
-ok "show $IF: backs rxe1/1, PFC counters from the driver"
+out=$(g rocedcb show rxe1) || fail "show rxe1: $out"
+grep -q "^$IF (RDMA rxe1/1)" <<<"$out" || fail "show by RDMA device name: $out"
+ok "show $IF (and show rxe1): backs rxe1/1, PFC counters from the driver"
 
 # JSON of show and check against the schema, for a port with every feature.
 g rocedcb show -j $IF >"$TMP/show.json" || fail "show -j"
@@ -121,6 +123,15 @@ for knob in fail_setets fail_setpfc fail_setapp; do
 	g test -e /run/rocedcb/$IF.json && fail "$knob: a state file remains after a full rollback"
 done
 ok "failures injected in ETS, PFC and APP: apply exit 1, the port exactly as before"
+
+# A later port that fails undoes the ports already changed in the same run.
+g rocedcb apply roce-lossless $IF eth0 >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ $rc = 1 ] || fail "apply on $IF and eth0: exit $rc"
+grep -q "$IF: restored to its state before this apply" "$TMP/err" || fail "apply $IF eth0: $(cat "$TMP/err")"
+now=$(snapshot) || fail "snapshot"
+[ "$before" = "$now" ] || fail "apply $IF eth0: $IF changed: $(diff <(echo "$before") <(echo "$now"))"
+ok "apply on $IF then eth0 (no dcbnl): $IF restored, exit 1"
 
 # 5. Without CAP_NET_ADMIN (a user namespace has none over the host's netlink).
 g unshare -U -r rocedcb apply roce-lossless $IF --state-dir /tmp/rdcb >"$TMP/out" 2>"$TMP/err"
