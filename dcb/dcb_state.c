@@ -92,7 +92,8 @@ void dcb_derive_trust(struct rck_dcb *d)
 	}
 	if (d->err[RCK_DCB_APP]) {
 		d->trust = "unknown";
-		d->trust_from = "no dcbnl APP table on this interface";
+		d->trust_from = d->err[RCK_DCB_APP] == -ENODATA ? "no APP table in a recorded tree" :
+				"no dcbnl APP table on this interface";
 		return;
 	}
 	for (size_t i = 0; i < d->n_apps; i++)
@@ -194,7 +195,10 @@ RCK_EXPORT int rck_dcb_read(struct rck_ctx *ctx, const char *name, struct rck_dc
 		rc = -ENODEV;
 		goto fail;
 	}
-	if (!rck_ctx_is_recorded(ctx)) {
+	if (rck_ctx_is_recorded(ctx)) {
+		for (size_t f = 0; f < RCK_ARRAY_SIZE(d->err); f++)
+			d->err[f] = -ENODATA;
+	} else {
 		rc = rck_nlsock_open(ctx, NETLINK_ROUTE, &sk);
 		if (rc)
 			goto fail;

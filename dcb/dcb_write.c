@@ -34,7 +34,12 @@ const char *dcb_selector_name(uint8_t sel, char *buf, size_t len)
 
 const char *dcb_err_str(int err)
 {
-	return err == -EOPNOTSUPP ? "not supported by this driver" : strerror(-err);
+	if (err == -EOPNOTSUPP)
+		return "not supported by this driver";
+	/* A recorded sysfs tree holds no netlink or configfs answers. */
+	if (err == -ENODATA)
+		return "not in a recorded tree";
+	return strerror(-err);
 }
 
 void dcb_prio_list(uint8_t bm, char *buf, size_t len)

@@ -79,6 +79,23 @@ for c in "${cases[@]}"; do
 	fi
 done
 
+# Recorded trees: an RDMA device named instead of its netdev, and the vendor
+# driver's knobs (qos/trust, ecn/roce_{np,rp}/enable/PRIO) found and shown.
+fix=${ROCECHECK_FIXTURES:?}
+out=$($wrap "$rdcb" --sysfs-root "$fix/sysfs/mlx5" show mlx5_0 2>&1)
+[ "$(head -1 <<<"$out")" = "ens1f0np0 (RDMA mlx5_0/1)" ] ||
+	{ echo "FAIL: show mlx5_0 on the mlx5 tree: $out"; fails=$((fails + 1)); }
+grep -q 'pfc      not in a recorded tree' <<<"$out" ||
+	{ echo "FAIL: a recorded tree must not claim the driver lacks PFC: $out"; fails=$((fails + 1)); }
+out=$($wrap "$rdcb" --sysfs-root "$fix/dcb/sysfs-ofed" show ens1f0np0 2>&1)
+for want in "trust    dscp (the vendor driver's qos/trust file)" "vendor   qos/trust: Priority trust state: dscp" \
+	"ecn/roce_np/enable/3: 1" "ecn/roce_rp/enable/7: 0"; do
+	grep -qF "$want" <<<"$out" || { echo "FAIL: vendor knobs: '$want' missing: $out"; fails=$((fails + 1)); }
+done
+$wrap "$rdcb" --sysfs-root "$fix/dcb/sysfs-ofed" -j show ens1f0np0 >"$tmp/ofed.json" &&
+	python3 "$src/tests/validate-json.py" "$schema" "$tmp/ofed.json" >/dev/null ||
+	{ echo "FAIL: vendor knobs JSON"; fails=$((fails + 1)); }
+
 # The recorded state file of a dcbtest0 port validates too (a port document).
 python3 "$src/tests/validate-json.py" "$schema" "$src/tests/fixtures/dcb/state-default.json" >/dev/null ||
 	{ echo "FAIL: state-default.json does not validate"; fails=$((fails + 1)); }
