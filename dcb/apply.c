@@ -357,6 +357,8 @@ RCK_EXPORT int rck_dcb_apply(struct rck_ctx *ctx, const struct rck_dcb_profile *
 	int rc;
 
 	*out = NULL;
+	if (!ctx || !p || !ifname)
+		return -EINVAL;
 	log = log_new();
 	if (!log)
 		return -ENOMEM;
@@ -385,6 +387,8 @@ RCK_EXPORT int rck_dcb_restore(struct rck_ctx *ctx, const char *state_path, cons
 	int rc;
 
 	*out = NULL;
+	if (!ctx || !state_path)
+		return -EINVAL;
 	log = log_new();
 	if (!log)
 		return -ENOMEM;

@@ -175,6 +175,8 @@ RCK_EXPORT int rck_dcb_check(const struct rck_dcb_profile *p, const struct rck_d
 	int rc;
 
 	*out = NULL;
+	if (!p || !s)
+		return -EINVAL;
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return -ENOMEM;

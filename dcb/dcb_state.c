@@ -181,7 +181,7 @@ RCK_EXPORT int rck_dcb_read(struct rck_ctx *ctx, const char *name, struct rck_dc
 	int rc;
 
 	*out = NULL;
-	if (!name || !*name || strlen(name) >= IF_NAMESIZE + 32)
+	if (!ctx || !name || !*name || strlen(name) >= IF_NAMESIZE + 32)
 		return -EINVAL;
 	d = dcb_alloc(name);
 	if (!d)

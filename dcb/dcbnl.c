@@ -7,6 +7,9 @@
 #include <netlink/netlink.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
 
 #include "dcb_internal.h"
 #include "nlsock.h"
@@ -115,15 +118,46 @@ static struct nl_msg *dcb_msg(int type, int cmd, const char *ifname)
 
 typedef int (*reply_fn)(const struct nlmsghdr *nlh, void *arg);
 
+static int64_t mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* The socket's SO_RCVTIMEO (set by rck_nlsock_open) is the deadline of the
+ * whole exchange: each receive gets what is left of it. */
+static int set_left(int fd, int64_t deadline)
+{
+	int64_t left = deadline - mono_us();
+	struct timeval tv;
+
+	if (left <= 0)
+		return -ETIMEDOUT;
+	tv.tv_sec = left / 1000000;
+	tv.tv_usec = left % 1000000;
+	return setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ? -errno : 0;
+}
+
 /* Send @msg (freed here), then read until its reply or error arrives. The
  * socket's SO_RCVTIMEO bounds each receive; 64 foreign messages at most. */
 static int transact(struct nl_sock *sk, struct nl_msg *msg, reply_fn fn, void *arg)
 {
+	int fd = nl_socket_get_fd(sk);
+	struct timeval tv = { 0 };
+	socklen_t tl = sizeof(tv);
+	int64_t deadline;
 	uint32_t seq;
 	int rc;
 
 	if (!msg)
 		return -ENOMEM;
+	if (getsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, &tl)) {
+		nlmsg_free(msg);
+		return -errno;
+	}
+	deadline = mono_us() + (int64_t)tv.tv_sec * 1000000 + tv.tv_usec;
 	nl_complete_msg(sk, msg);
 	seq = nlmsg_hdr(msg)->nlmsg_seq;
 	rc = nl_send(sk, msg);
@@ -136,10 +170,14 @@ static int transact(struct nl_sock *sk, struct nl_msg *msg, reply_fn fn, void *a
 		struct nlmsghdr *h;
 		int n;
 
+		rc = set_left(fd, deadline);
+		if (rc)
+			break;
 		n = nl_recv(sk, &who, &buf, NULL);
 		if (n <= 0) {
 			free(buf);
-			return n < 0 ? rck_nlsock_errno(n) : -ECONNRESET;
+			rc = n < 0 ? rck_nlsock_errno(n) : -ECONNRESET;
+			break;
 		}
 		rc = 1;
 		for (h = (struct nlmsghdr *)buf; rc == 1 && nlmsg_ok(h, n); h = nlmsg_next(h, &n)) {
@@ -157,9 +195,11 @@ static int transact(struct nl_sock *sk, struct nl_msg *msg, reply_fn fn, void *a
 		}
 		free(buf);
 		if (rc != 1)
-			return rc;
+			break;
 	}
-	return -EPROTO;
+	/* Later exchanges on this socket start with the full deadline again. */
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return rc == 1 ? -EPROTO : rc;
 }
 
 static int get_reply(const struct nlmsghdr *nlh, void *arg)

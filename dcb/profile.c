@@ -271,6 +271,8 @@ RCK_EXPORT int rck_dcb_profile_parse(const char *text, size_t len, const char *s
 	*out = NULL;
 	if (errlen)
 		err[0] = '\0';
+	if (!text && len)
+		return -EINVAL;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
