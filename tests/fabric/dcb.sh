@@ -142,6 +142,13 @@ now=$(snapshot) || fail "snapshot"
 [ "$before" = "$now" ] || fail "port changed without CAP_NET_ADMIN"
 ok "without CAP_NET_ADMIN: '$(head -1 "$TMP/err")'"
 
+# rdma_cm defaults need configfs: rocedcb mounts it when it is not.
+gsh 'umount /sys/kernel/config' || fail "umount configfs"
+out=$(g rocedcb show $IF) || fail "show without configfs: $out"
+grep -q 'rdma_cm  tos 0  mode RoCE v2' <<<"$out" || fail "rdma_cm without configfs mounted: $out"
+g grep -q ' /sys/kernel/config configfs ' /proc/mounts || fail "configfs not mounted by rocedcb"
+ok "configfs unmounted: rocedcb mounted it and read the rdma_cm defaults"
+
 # 6. A port without dcbnl (virtio): reported unsupported, apply refused before writing.
 out=$(g rocedcb show eth0) || fail "show eth0: $out"
 grep -q 'pfc      not supported by this driver' <<<"$out" || fail "eth0 PFC: $out"
