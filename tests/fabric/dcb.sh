@@ -6,7 +6,8 @@
 
 . "$(dirname "$0")/lib.sh"
 fabric_prereqs
-[ -d "/lib/modules/$(ls /lib/modules | sort -V | tail -1)/build" ] || need "no kernel headers (linux-headers-amd64)"
+kver=$(cd /lib/modules 2>/dev/null && printf '%s\n' * | sort -V | tail -1)
+[ -d "/lib/modules/$kver/build" ] || need "no kernel headers for $kver (linux-headers-amd64)"
 SCHEMA=$HERE/../../schemas/rocedcb.schema.json
 VALIDATE=$HERE/../validate-json.py
 [ -x "${LLDP_SEND:-}" ] || need "lldp-send not built (LLDP_SEND)"
@@ -202,5 +203,8 @@ rx n2 -t 30 -- sh -c 'pkill -x lldp-send; for i in $(seq 50); do pgrep -x lldp-s
 	fail "lldp-send still running on n2"
 wait "$sender" 2>/dev/null
 g rocedcb peer eth0 --timeout 2 >/dev/null 2>"$TMP/err"
-[ $? = 1 ] && grep -q 'no LLDP frame within 2 s' "$TMP/err" || fail "peer without LLDP: $(cat "$TMP/err")"
+rc=$?
+if [ $rc != 1 ] || ! grep -q 'no LLDP frame within 2 s' "$TMP/err"; then
+	fail "peer without LLDP: exit $rc: $(cat "$TMP/err")"
+fi
 ok "check --peer finds the planted PFC, willing and DSCP 26 mismatches; no LLDP: a clear error after the timeout"
