@@ -73,7 +73,8 @@ static int add_peer(struct cli *cli, struct rdcb_opts *o, const struct rck_dcb_p
 
 	if (rc && rc != -ETIMEDOUT && rc != -EBADMSG) {
 		fprintf(stderr, "%s: check: %s: LLDP capture: %s%s\n", cli->prog, rck_dcb_ifname(host),
-			strerror(-rc), rc == -EPERM ? " (needs CAP_NET_RAW)" : "");
+			rc == -EOPNOTSUPP ? "not built in (no libpcap)" : strerror(-rc),
+			rc == -EPERM ? " (needs CAP_NET_RAW)" : "");
 		return rc;
 	}
 	rc = rck_dcb_diff_add_peer(diff, prof, host, l);
@@ -104,7 +105,8 @@ int rdcb_peer(struct cli *cli, int argc, char **argv)
 	if (rc) {
 		fprintf(stderr, "%s: peer: %s: %s%s\n", cli->prog, o.words[0],
 			rc == -ENODEV ? "no such interface" : rc == -EBADMSG ? "LLDP frames heard, none decoded" :
-			strerror(-rc), rc == -EPERM ? " (capturing needs CAP_NET_RAW)" : "");
+			rc == -EOPNOTSUPP ? "LLDP capture not built in (no libpcap)" : strerror(-rc),
+			rc == -EPERM ? " (capturing needs CAP_NET_RAW)" : "");
 		return EXIT_FAIL;
 	}
 	rc = rck_lldp_write(l, o.words[0], cli->fmt, stdout);
