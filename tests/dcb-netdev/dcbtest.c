@@ -256,18 +256,22 @@ static int __init dcbtest_init(void)
 
 static void __exit dcbtest_exit(void)
 {
+	/* Selector and protocol range of the entries tests add: DSCP 0-63 and
+	 * Linux's PCP selector (255) 0-15. */
+	static const struct { u8 sel; u16 n; } kinds[] = {
+		{ IEEE_8021QAZ_APP_SEL_DSCP, 64 }, { 255, 16 },
+	};
 	struct dcb_app app;
-	int i;
+	int k, i;
 
-	/* The kernel's APP list outlives the device otherwise. */
-	rtnl_lock();
-	for (i = 0; i < 64; i++) {
-		app.selector = IEEE_8021QAZ_APP_SEL_DSCP;
-		app.protocol = i;
-		for (app.priority = 0; app.priority < IEEE_8021QAZ_MAX_TCS; app.priority++)
-			dcb_ieee_delapp(dcbtest_dev, &app);
-	}
-	rtnl_unlock();
+	/* The kernel's APP list is keyed by ifindex and outlives the device. */
+	for (k = 0; k < ARRAY_SIZE(kinds); k++)
+		for (i = 0; i < kinds[k].n; i++) {
+			app.selector = kinds[k].sel;
+			app.protocol = i;
+			for (app.priority = 0; app.priority < IEEE_8021QAZ_MAX_TCS; app.priority++)
+				dcb_ieee_delapp(dcbtest_dev, &app);
+		}
 	unregister_netdev(dcbtest_dev);
 }
 

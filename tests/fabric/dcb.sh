@@ -208,3 +208,10 @@ if [ $rc != 1 ] || ! grep -q 'no LLDP frame within 2 s' "$TMP/err"; then
 	fail "peer without LLDP: exit $rc: $(cat "$TMP/err")"
 fi
 ok "check --peer finds the planted PFC, willing and DSCP 26 mismatches; no LLDP: a clear error after the timeout"
+
+# The module unloads cleanly (its APP entries go with it), with no kernel warning.
+gsh "/usr/bin/rdma link delete rxe1 && rmmod dcbtest" || fail "rmmod dcbtest"
+g ip link show $IF >/dev/null 2>&1 && fail "$IF remains after rmmod"
+out=$(g dmesg)
+grep -qE 'BUG:|Oops|WARNING:|refcount' <<<"$out" && fail "kernel complained: $(grep -E 'BUG:|Oops|WARNING:|refcount' <<<"$out" | head -5)"
+ok "rmmod dcbtest: $IF gone, no kernel warning"
