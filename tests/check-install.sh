@@ -13,11 +13,14 @@ fi
 rm -f "$stage.log"
 pc=$(find "$stage" -name rocecheck.pc | head -1)
 [ -n "$pc" ] || { echo "FAIL: no rocecheck.pc installed"; exit 1; }
-for f in include/rocecheck/rocecheck.h include/rocecheck/inventory.h include/rocecheck/counters.h; do
+for f in include/rocecheck/rocecheck.h include/rocecheck/inventory.h include/rocecheck/counters.h \
+	include/rocecheck/cap.h; do
 	find "$stage" -path "*/$f" | grep -q . || { echo "FAIL: $f not installed"; exit 1; }
 done
 find "$stage" -name 'librocecheck.so.0*' | grep -q . || { echo "FAIL: librocecheck.so.0 not installed"; exit 1; }
-find "$stage" -name 'rocecheck.8*' | grep -q . || { echo "FAIL: rocecheck.8 not installed"; exit 1; }
+for m in rocecheck.8 rocecap.8; do
+	find "$stage" -name "$m*" | grep -q . || { echo "FAIL: $m not installed"; exit 1; }
+done
 
 cat >"$stage/user.c" <<'C'
 #include <rocecheck/rocecheck.h>
@@ -26,8 +29,12 @@ cat >"$stage/user.c" <<'C'
 int main(void)
 {
 	struct rck_ctx *ctx;
+	struct rck_cap *cap;
 	if (rck_ctx_new(&ctx))
 		return 1;
+	if (rck_cap_new(NULL, &cap)) /* a ROCECHECK_0.2 symbol */
+		return 1;
+	rck_cap_free(cap);
 	printf("%s\n", rck_version());
 	rck_ctx_free(ctx);
 	return strcmp(rck_version(), "") == 0;

@@ -2,7 +2,10 @@
  * server, printing perftest-like text or JSON and an exit code by outcome. */
 #include <errno.h>
 #include <getopt.h>
+#include <float.h>
 #include <limits.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +15,8 @@
 enum {
 	OPT_LISTEN = 256, OPT_BIND, OPT_SESSIONS, OPT_IDLE, OPT_TEST, OPT_BIDIR, OPT_SIZE, OPT_QPS,
 	OPT_DEPTH, OPT_DURATION, OPT_ITERS, OPT_WARMUP, OPT_TCLASS, OPT_SL, OPT_MTU, OPT_GID,
-	OPT_FLOW, OPT_SPORT, OPT_WINDOW, OPT_CM, OPT_TRANSPORT,
+	OPT_FLOW, OPT_SPORT, OPT_WINDOW, OPT_CM, OPT_TRANSPORT, OPT_MAX_SIZE, OPT_MAX_QPS,
+	OPT_MAX_DURATION, OPT_HELLO,
 };
 
 static const struct option probe_opts[] = {
@@ -21,6 +25,10 @@ static const struct option probe_opts[] = {
 	{ "bind", required_argument, NULL, OPT_BIND },
 	{ "sessions", required_argument, NULL, OPT_SESSIONS },
 	{ "idle", required_argument, NULL, OPT_IDLE },
+	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+	{ "max-qps", required_argument, NULL, OPT_MAX_QPS },
+	{ "max-duration", required_argument, NULL, OPT_MAX_DURATION },
+	{ "hello-timeout", required_argument, NULL, OPT_HELLO },
 	{ "test", required_argument, NULL, OPT_TEST },
 	{ "bidir", no_argument, NULL, OPT_BIDIR },
 	{ "size", required_argument, NULL, OPT_SIZE },
@@ -49,7 +57,8 @@ static void probe_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: rocecheck probe --listen [--port P] [--bind ADDR] [--sessions N] [--idle S]\n"
-		"                       [-d DEV[/PORT]] [--gid-index I]\n"
+		"                       [--max-size S] [--max-qps N] [--max-duration S]\n"
+		"                       [--hello-timeout S] [-d DEV[/PORT]] [--gid-index I]\n"
 		"       rocecheck probe HOST [--port P] [--test bw|lat|send-lat] [--bidir] [--size S]\n"
 		"                       [--qps N] [--tx-depth D] [--duration S | --iters N] [--warmup N]\n"
 		"                       [--tclass T] [--sl N] [--mtu M] [-d DEV[/PORT]] [--gid-index I]\n"
@@ -82,6 +91,31 @@ static int parse_size(const char *arg, unsigned long *out)
 	return 0;
 }
 
+/* A byte count with an optional binary suffix (K, M, G, T), any size: the
+ * library says what it accepts. */
+static int parse_bytes(const char *arg, uint64_t *out)
+{
+	static const char suffix[] = "kmgt";
+	char num[32];
+	size_t n = strlen(arg);
+	const char *s;
+	unsigned long v;
+	unsigned int shift = 0;
+
+	if (n == 0 || n >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, arg, n + 1);
+	s = strchr(suffix, num[n - 1] | 0x20);
+	if (num[n - 1] && s) {
+		shift = 10 * (unsigned int)(s - suffix + 1);
+		num[n - 1] = '\0';
+	}
+	if (cli_parse_uint(num, 0, ULONG_MAX, &v) || (shift && v > (UINT64_MAX >> shift)))
+		return -EINVAL;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
 static int exit_code(enum rck_probe_status st)
 {
 	switch (st) {
@@ -103,7 +137,7 @@ static int exit_code(enum rck_probe_status st)
 struct probe_args {
 	struct rck_probe_opts o;
 	char device[64];
-	bool listen;
+	bool listen, server_opts;
 	unsigned long sessions;
 	double idle_s;
 	const char *host;
@@ -135,6 +169,30 @@ static int parse_arg(struct cli *cli, struct probe_args *a, int c, const char *a
 		if (cli_parse_double(arg, 0.001, 2000000, &d))
 			return cli_bad_args(cli, "probe: invalid --idle '%s': seconds", arg);
 		a->idle_s = d;
+		return 0;
+	/* The server's caps: syntax here, ranges in the library. */
+	case OPT_MAX_SIZE:
+		if (parse_bytes(arg, &a->o.max_size))
+			return cli_bad_args(cli, "probe: invalid --max-size '%s': bytes (K, M, G, T suffixes)", arg);
+		a->server_opts = true;
+		return 0;
+	case OPT_MAX_QPS:
+		if (cli_parse_uint(arg, 0, UINT_MAX, &v))
+			return cli_bad_args(cli, "probe: invalid --max-qps '%s': a count", arg);
+		a->o.max_qps = (unsigned int)v;
+		a->server_opts = true;
+		return 0;
+	case OPT_MAX_DURATION:
+		if (cli_parse_double(arg, -DBL_MAX, DBL_MAX, &d))
+			return cli_bad_args(cli, "probe: invalid --max-duration '%s': seconds", arg);
+		a->o.max_duration_s = d;
+		a->server_opts = true;
+		return 0;
+	case OPT_HELLO:
+		if (cli_parse_double(arg, -DBL_MAX, DBL_MAX, &d))
+			return cli_bad_args(cli, "probe: invalid --hello-timeout '%s': seconds", arg);
+		a->o.hello_s = d;
+		a->server_opts = true;
 		return 0;
 	case OPT_TEST:
 		if (!strcmp(arg, "bw"))
@@ -257,11 +315,27 @@ static int print_result(struct cli *cli, const struct rck_probe_result *res, con
 	return exit_code(rck_probe_result_status(res));
 }
 
+/* The listener outlives its reader: with SIGPIPE ignored, a stdout that
+ * went away is a write error, said once, and the sessions go on. */
+static bool output_lost(struct cli *cli, bool *lost)
+{
+	if (*lost)
+		return true;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return false;
+	fprintf(stderr, "%s: probe: cannot write results to stdout: %s; serving on without printing them\n",
+		cli->prog, strerror(errno));
+	clearerr(stdout);
+	*lost = true;
+	return true;
+}
+
 static int listen_loop(struct cli *cli, struct probe_args *a)
 {
 	struct rck_probe_server *srv;
 	int wait_ms = a->idle_s ? (int)(a->idle_s * 1000 + 0.5) : -1;
 	int worst = EXIT_MEASURED, rc;
+	bool lost = false;
 
 	rc = rck_probe_server_new(cli->ctx, &a->o, &srv);
 	if (rc == -EINVAL)
@@ -286,14 +360,22 @@ static int listen_loop(struct cli *cli, struct probe_args *a)
 			break;
 		}
 		peer = rck_probe_result_address(res, RCK_PROBE_REMOTE);
-		code = print_result(cli, res, peer ? peer : "session");
-		fflush(stdout);
+		peer = peer ? peer : "session";
+		if (lost) {
+			code = exit_code(rck_probe_result_status(res));
+			if (code)
+				fprintf(stderr, "%s: probe %s: %s\n", cli->prog, peer, rck_probe_result_error(res));
+		} else {
+			code = print_result(cli, res, peer);
+			if (output_lost(cli, &lost))
+				code = exit_code(rck_probe_result_status(res));
+		}
 		if (code && !worst)
 			worst = code;
 		rck_probe_result_free(res);
 	}
 	rck_probe_server_free(srv);
-	return worst;
+	return worst ? worst : lost ? EXIT_FAIL : EXIT_MEASURED;
 }
 
 int cmd_probe(struct cli *cli, int argc, char **argv)
@@ -302,6 +384,9 @@ int cmd_probe(struct cli *cli, int argc, char **argv)
 	struct rck_probe_result *res;
 	int c, rc;
 
+	/* A reader of our output that went away is an error to report, not
+	 * a signal to die of (the listener serves on). */
+	signal(SIGPIPE, SIG_IGN);
 	rck_probe_opts_init(&a.o);
 	while ((c = getopt_long(argc, argv, "P:d:jph", probe_opts, NULL)) != -1) {
 		if (c == 'h') {
@@ -320,8 +405,9 @@ int cmd_probe(struct cli *cli, int argc, char **argv)
 		return cli_bad_args(cli, "probe: give a HOST to probe, or --listen");
 	if (optind + 1 < argc)
 		return cli_bad_args(cli, "probe: unexpected argument '%s'", argv[optind + 1]);
-	if (a.sessions || a.idle_s || a.o.bind_addr)
-		return cli_bad_args(cli, "probe: --sessions, --idle and --bind go with --listen");
+	if (a.sessions || a.idle_s || a.o.bind_addr || a.server_opts)
+		return cli_bad_args(cli, "probe: --sessions, --idle, --bind, --max-size, --max-qps, "
+				    "--max-duration and --hello-timeout go with --listen");
 	if (a.o.port == 0)
 		return cli_bad_args(cli, "probe: invalid --port '0': 1 to 65535");
 	a.host = argv[optind];

@@ -8,5 +8,6 @@
 #include <rocecheck/counters.h>
 #include <rocecheck/probe.h>
 #include <rocecheck/dcb.h>
+#include <rocecheck/cap.h>
 
 #endif
