@@ -259,7 +259,7 @@ static void diff_doc(struct emit *e, const void *arg)
 	for (size_t i = 0; i < l->n; i++)
 		match &= l->diffs[i]->bad == 0;
 	emit_obj_open(e, NULL);
-	emit_u64(e, "schema_version", NULL, 1);
+	emit_str(e, "schema", NULL, "rocedcb.check/1");
 	emit_bool(e, "match", NULL, match);
 	emit_arr_open(e, "ports");
 	for (size_t i = 0; i < l->n; i++)

@@ -7,7 +7,9 @@
 #include "dcb_internal.h"
 #include "emit.h"
 
-#define DCB_SCHEMA_VERSION 1
+/* The "schema" of each document: NAME/VERSION (schemas/rocedcb.schema.json). */
+#define SHOW_SCHEMA "rocedcb.show/1"
+#define STATE_SCHEMA "rocedcb.state/1"
 
 const char *dcb_tsa_name(uint8_t tsa)
 {
@@ -246,10 +248,13 @@ static void write_cm(struct emit *e, const struct rck_dcb *d)
 	emit_obj_close(e);
 }
 
-static void write_state(struct emit *e, const struct rck_dcb *d)
+/* One port; a state file (@schema set) names its layout, a port inside
+ * `show` does not. */
+static void write_state(struct emit *e, const struct rck_dcb *d, const char *schema)
 {
 	emit_obj_open(e, NULL);
-	emit_u64(e, "schema_version", NULL, DCB_SCHEMA_VERSION);
+	if (schema)
+		emit_str(e, "schema", NULL, schema);
 	emit_str(e, "interface", "%s", d->ifname);
 	if (d->rdma_dev) {
 		emit_str(e, "rdma_device", " (RDMA %s", d->rdma_dev);
@@ -297,7 +302,7 @@ int dcb_emit_doc(enum rck_format fmt, FILE *out, void (*fn)(struct emit *e, cons
 
 static void port_doc(struct emit *e, const void *arg)
 {
-	write_state(e, arg);
+	write_state(e, arg, STATE_SCHEMA);
 }
 
 int dcb_write_port(const struct rck_dcb *d, enum rck_format fmt, FILE *out)
@@ -315,12 +320,12 @@ static void list_doc(struct emit *e, const void *arg)
 	const struct port_list *l = arg;
 
 	emit_obj_open(e, NULL);
-	emit_u64(e, "schema_version", NULL, DCB_SCHEMA_VERSION);
+	emit_str(e, "schema", NULL, SHOW_SCHEMA);
 	emit_arr_open(e, "ports");
 	for (size_t i = 0; i < l->n; i++) {
 		if (i)
 			emit_text(e, "\n");
-		write_state(e, l->ports[i]);
+		write_state(e, l->ports[i], NULL);
 	}
 	emit_arr_close(e);
 	emit_obj_close(e);

@@ -143,7 +143,7 @@ static void write_ets(struct emit *e, const char *key, const char *label, const 
 static void write_lldp(struct emit *e, const struct rck_lldp *l, const char *ifname)
 {
 	emit_obj_open(e, NULL);
-	emit_u64(e, "schema_version", NULL, 1);
+	emit_str(e, "schema", NULL, "rocedcb.peer/1");
 	emit_str(e, "interface", "%s", ifname);
 	emit_str(e, "source_mac", ": LLDP from %s\n", l->src_mac);
 	emit_obj_open(e, "chassis_id");

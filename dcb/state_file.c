@@ -205,13 +205,14 @@ static int load_root(json_t *root, struct rck_dcb *d)
 
 static int from_json(json_t *root, struct rck_dcb **out)
 {
-	const char *ifname, *dev;
+	const char *ifname, *dev, *schema;
 	struct rck_dcb *d;
-	uint64_t ver = 0, port = 0;
+	uint64_t port = 0;
 	int rc;
 
 	ifname = json_string_value(json_object_get(root, "interface"));
-	if (!json_is_object(root) || u64_of(root, "schema_version", 1000, &ver) || ver != 1 ||
+	schema = json_string_value(json_object_get(root, "schema"));
+	if (!json_is_object(root) || !schema || strcmp(schema, "rocedcb.state/1") ||
 	    !ifname || !*ifname || strlen(ifname) >= IF_NAMESIZE)
 		return -EINVAL;
 	d = dcb_alloc(ifname);

@@ -15,8 +15,7 @@ static void print_log(const char *ifname, const struct rck_dcb_change_log *log, 
 		printf("%s: %s%s\n", ifname, prefix, rck_dcb_change(log, i, NULL));
 }
 
-static void explain(struct cli *cli, const char *cmd, const char *ifname,
-		    const struct rck_dcb_change_log *log, int rc)
+static void explain(struct cli *cli, const char *ifname, const struct rck_dcb_change_log *log, int rc)
 {
 	const char *step = log ? rck_dcb_change_failed_step(log) : NULL;
 	bool changed = false;
@@ -28,18 +27,17 @@ static void explain(struct cli *cli, const char *cmd, const char *ifname,
 		changed |= undone;
 	}
 	if (rc == -EPERM || rc == -EACCES)
-		fprintf(stderr, "%s: %s: %s: %s%s%s: changing DCB settings needs CAP_NET_ADMIN (run as root)\n",
-			cli->prog, cmd, ifname, step ? step : "", step ? ": " : "", strerror(-rc));
+		cli_msg(cli, "%s: %s%s%s: changing DCB settings needs CAP_NET_ADMIN (run as root)", ifname,
+			step ? step : "", step ? ": " : "", strerror(-rc));
 	else
-		fprintf(stderr, "%s: %s: %s: %s%s%s\n", cli->prog, cmd, ifname, step ? step : "",
-			step ? " failed: " : "", rc == -EOPNOTSUPP ? "not supported by this driver" : strerror(-rc));
+		cli_msg(cli, "%s: %s%s%s", ifname, step ? step : "", step ? " failed: " : "",
+			rc == -EOPNOTSUPP ? "not supported by this driver" : strerror(-rc));
 	if (log && changed)
-		fprintf(stderr, "%s: %s: %s: %s\n", cli->prog, cmd, ifname,
-			rck_dcb_change_rolled_back(log) ?
-				"restored everything it had changed" :
-				"ROLLBACK INCOMPLETE: some changes could not be undone (see above)");
+		cli_msg(cli, "%s: %s", ifname, rck_dcb_change_rolled_back(log) ?
+			"restored everything it had changed" :
+			"ROLLBACK INCOMPLETE: some changes could not be undone (see above)");
 	else if (log && step)
-		fprintf(stderr, "%s: %s: %s: nothing was changed\n", cli->prog, cmd, ifname);
+		cli_msg(cli, "%s: nothing was changed", ifname);
 }
 
 static int state_path(const char *dir, const char *ifname, char *buf, size_t len)
@@ -48,7 +46,8 @@ static int state_path(const char *dir, const char *ifname, char *buf, size_t len
 }
 
 /* Undo the ports already applied in this run, newest first. */
-static void undo_earlier(struct cli *cli, struct rdcb_opts *o, char **names, size_t k, const bool *saved)
+static void undo_earlier(struct cli *cli, const struct rdcb_opts *o, char **names, size_t k,
+			 const bool *saved)
 {
 	while (k-- > 0) {
 		struct rck_dcb_change_log *log = NULL;
@@ -58,11 +57,10 @@ static void undo_earlier(struct cli *cli, struct rdcb_opts *o, char **names, siz
 		if (!saved[k] || state_path(o->state_dir, names[k], path, sizeof(path)))
 			continue;
 		rc = rck_dcb_restore(cli->ctx, path, names[k], &log);
-		if (rc)
-			explain(cli, "apply", names[k], log, rc);
-		else {
-			fprintf(stderr, "%s: apply: %s: restored to its state before this apply\n",
-				cli->prog, names[k]);
+		if (rc) {
+			explain(cli, names[k], log, rc);
+		} else {
+			cli_msg(cli, "%s: restored to its state before this apply", names[k]);
 			unlink(path);
 		}
 		rck_dcb_change_log_free(log);
@@ -76,26 +74,20 @@ int rdcb_apply(struct cli *cli, int argc, char **argv)
 	bool *saved = NULL;
 	struct rdcb_opts o;
 	size_t n = 0, i;
-	int rc = rdcb_parse(cli, argc, argv, RDCB_OPT_DRY_RUN | RDCB_OPT_STATE_DIR, &o);
+	int rc = rdcb_parse(cli, argc, argv, &o);
 
-	if (rc)
-		return rc - 1000;
-	if (o.n_words < 1) {
-		fprintf(stderr, "%s: apply: a PROFILE is needed\n", cli->prog);
-		rdcb_cmd_usage(cli, "apply", stderr);
+	if (rc != CLI_CONTINUE)
+		return rc;
+	if (cli->nargs < 1)
+		return cli_usage_err(cli, "a PROFILE is needed");
+	rc = rck_dcb_profile_load(cli->args[0], err, sizeof(err), &prof);
+	if (rc) {
+		cli_msg(cli, "%s", err[0] ? err : strerror(-rc));
 		return EXIT_USAGE;
 	}
-	rc = rck_dcb_profile_load(o.words[0], err, sizeof(err), &prof);
+	rc = rdcb_ifnames(cli, cli->args + 1, cli->nargs - 1, &names, &n);
 	if (rc) {
-		fprintf(stderr, "%s: apply: %s\n", cli->prog, err[0] ? err : strerror(-rc));
-		return EXIT_USAGE;
-	}
-	o.words++;
-	o.n_words--;
-	rc = rdcb_ifnames(cli, &o, &names, &n);
-	if (rc) {
-		fprintf(stderr, "%s: apply: %s\n", cli->prog,
-			rc == -ENOENT ? "no RDMA device found; name an interface" : strerror(-rc));
+		cli_msg(cli, "%s", rc == -ENOENT ? "no RDMA device found; name an interface" : strerror(-rc));
 		rck_dcb_profile_free(prof);
 		return EXIT_FAIL;
 	}
@@ -104,8 +96,8 @@ int rdcb_apply(struct cli *cli, int argc, char **argv)
 		rc = -ENOMEM;
 	if (!rc && !o.dry_run && mkdir(o.state_dir, 0700) && errno != EEXIST) {
 		rc = -errno;
-		fprintf(stderr, "%s: apply: state directory %s: %s%s\n", cli->prog, o.state_dir,
-			strerror(-rc), rc == -EACCES || rc == -EPERM ? " (run as root)" : "");
+		cli_msg(cli, "state directory %s: %s%s", o.state_dir, strerror(-rc),
+			rc == -EACCES || rc == -EPERM ? " (run as root)" : "");
 	}
 	for (i = 0; i < n && !rc; i++) {
 		struct rck_dcb_change_log *log = NULL;
@@ -125,7 +117,7 @@ int rdcb_apply(struct cli *cli, int argc, char **argv)
 		if (rc) {
 			if (log)
 				print_log(names[i], log, "");
-			explain(cli, "apply", names[i], log, rc);
+			explain(cli, names[i], log, rc);
 			/* Rolled back: the port is as saved, the file has no use. */
 			if (sp && log && (rck_dcb_change_rolled_back(log) || !rck_dcb_change_count(log)))
 				unlink(sp);
@@ -147,8 +139,8 @@ int rdcb_apply(struct cli *cli, int argc, char **argv)
 	return rc ? EXIT_FAIL : 0;
 }
 
-/* The interfaces with a state file in @dir. */
-static int saved_names(const char *dir, struct rdcb_opts *o, char ***keep)
+/* The interfaces with a state file in @dir, NULL-ended in *out. */
+static int saved_names(const char *dir, char ***out, int *count)
 {
 	struct dirent *de;
 	DIR *d = opendir(dir);
@@ -173,45 +165,47 @@ static int saved_names(const char *dir, struct rdcb_opts *o, char ***keep)
 		v[++n] = NULL;
 	}
 	closedir(d);
-	o->words = v;
-	o->n_words = n;
-	*keep = v;
+	*out = v;
+	*count = n;
 	return n ? 0 : -ENOENT;
 }
 
 int rdcb_restore(struct cli *cli, int argc, char **argv)
 {
-	char **found = NULL, path[4096];
+	char **found = NULL, **words, path[4096];
 	struct rdcb_opts o;
-	int rc = rdcb_parse(cli, argc, argv, RDCB_OPT_STATE_DIR, &o), failed = 0;
+	int rc = rdcb_parse(cli, argc, argv, &o), failed = 0, n_words;
 
-	if (rc)
-		return rc - 1000;
-	if (!o.n_words) {
-		rc = saved_names(o.state_dir, &o, &found);
+	if (rc != CLI_CONTINUE)
+		return rc;
+	words = cli->args;
+	n_words = cli->nargs;
+	if (!n_words) {
+		rc = saved_names(o.state_dir, &found, &n_words);
 		if (rc) {
-			fprintf(stderr, "%s: restore: no saved state in %s\n", cli->prog, o.state_dir);
+			cli_msg(cli, "no saved state in %s", o.state_dir);
 			rdcb_ifnames_free(found);
 			return EXIT_FAIL;
 		}
+		words = found;
 	}
-	for (int i = 0; i < o.n_words; i++) {
+	for (int i = 0; i < n_words; i++) {
 		struct rck_dcb_change_log *log = NULL;
-		const char *ifn = o.words[i];
+		const char *ifn = words[i];
 
 		if (strchr(ifn, '/') || state_path(o.state_dir, ifn, path, sizeof(path))) {
-			fprintf(stderr, "%s: restore: bad interface name '%s'\n", cli->prog, ifn);
+			cli_msg(cli, "bad interface name '%s'", ifn);
 			failed = 1;
 			continue;
 		}
 		if (access(path, F_OK)) {
-			fprintf(stderr, "%s: restore: %s: no saved state (%s)\n", cli->prog, ifn, path);
+			cli_msg(cli, "%s: no saved state (%s)", ifn, path);
 			failed = 1;
 			continue;
 		}
 		rc = rck_dcb_restore(cli->ctx, path, ifn, &log);
 		if (rc) {
-			explain(cli, "restore", ifn, log, rc);
+			explain(cli, ifn, log, rc);
 			failed = 1;
 		} else {
 			print_log(ifn, log, "");

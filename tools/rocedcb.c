@@ -1,137 +1,113 @@
 /* rocedcb: read, check and tune DCB for lossless RoCE. This file holds the
- * command table and the option parsing the commands share. */
+ * command table, the option tables and the parsing the commands share. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rdcb.h"
 
-static int cmd_help(struct cli *cli, int argc, char **argv)
-{
-	(void)argc;
-	(void)argv;
-	cli_usage(cli, stdout);
-	return 0;
-}
+static int cmd_help(struct cli *cli, int argc, char **argv);
 
-static const struct cli_cmd commands[] = {
-	{ "show", rdcb_show, "[IF|DEV]...", "DCB state of ports (all RDMA ports by default)", true },
-	{ "check", rdcb_check, "PROFILE [IF...] [--peer [--timeout S]]",
-	  "compare ports with a profile: exit 0 match, 1 drift, 2 error", true },
-	{ "apply", rdcb_apply, "PROFILE [IF...] [--dry-run] [--state-dir DIR]",
-	  "bring ports to a profile, undone on any failure", false },
-	{ "restore", rdcb_restore, "[IF...] [--state-dir DIR]",
-	  "return ports to the state saved by apply", false },
-	{ "peer", rdcb_peer, "IF [--timeout S]",
-	  "the switch's DCBX settings from its LLDP (chassis, port, ETS, PFC, APP)", true },
-	{ "help", cmd_help, "", "this help", false },
+const struct cli_opt rdcb_check_opts[] = {
+	{ RDCB_OPT_PEER, 0, "peer", NULL, "also compare with the switch's LLDP" },
+	{ RDCB_OPT_WAIT, 0, "wait", "S", "with --peer: wait up to S seconds for LLDP (1-3600, default 35)" },
 	{ 0 }
 };
 
-void rdcb_cmd_usage(const struct cli *cli, const char *cmd, FILE *f)
+const struct cli_opt rdcb_apply_opts[] = {
+	{ RDCB_OPT_DRY_RUN, 0, "dry-run", NULL, "print the changes, write nothing" },
+	{ RDCB_OPT_STATE_DIR, 0, "state-dir", "DIR", "where the previous state is saved (default /run/rocedcb)" },
+	{ 0 }
+};
+
+const struct cli_opt rdcb_restore_opts[] = {
+	{ RDCB_OPT_STATE_DIR, 0, "state-dir", "DIR", "where apply saved the state (default /run/rocedcb)" },
+	{ 0 }
+};
+
+const struct cli_opt rdcb_peer_opts[] = {
+	{ RDCB_OPT_WAIT, 0, "wait", "S", "wait up to S seconds for LLDP (1-3600, default 35)" },
+	{ 0 }
+};
+
+static const struct cli_cmd commands[] = {
+	{ "show", rdcb_show, "[IF|DEV]...", "DCB state of ports (all RDMA ports by default)", NULL,
+	  .json = true },
+	{ "check", rdcb_check, "PROFILE [IF...]",
+	  "compare ports with a profile: exit 0 match, 1 drift, 2 error", rdcb_check_opts, .json = true },
+	{ "apply", rdcb_apply, "PROFILE [IF...]", "bring ports to a profile, undone on any failure",
+	  rdcb_apply_opts, .json = false },
+	{ "restore", rdcb_restore, "[IF...]", "return ports to the state saved by apply",
+	  rdcb_restore_opts, .json = false },
+	{ "peer", rdcb_peer, "IF", "the switch's DCBX settings from its LLDP (chassis, port, ETS, PFC, APP)",
+	  rdcb_peer_opts, .json = true },
+	{ "help", cmd_help, "[COMMAND]", "the usage, or a command's usage", NULL, .no_ctx = true },
+	{ 0 }
+};
+
+static const struct cli_tool rocedcb = {
+	.prog = "rocedcb",
+	.summary = "Read, check and tune DCB (PFC, ETS, APP, rdma_cm ToS) for lossless RoCE.",
+	.man = "rocedcb(8)",
+	.globals = cli_std_globals,
+	.cmds = commands,
+};
+
+static int rdcb_opt(struct cli *cli, void *data, int id, const char *arg)
 {
-	for (const struct cli_cmd *c = cli->cmds; c->name; c++)
-		if (!strcmp(c->name, cmd)) {
-			fprintf(f, "Usage: %s %s %s\n  %s\n", cli->prog, c->name, c->args, c->help);
-			if (c->json)
-				fprintf(f, "  -j, --json    JSON output (-p: indented)\n");
-		}
-	fprintf(f, "See rocedcb(8).\n");
+	struct rdcb_opts *o = data;
+
+	switch (id) {
+	case RDCB_OPT_DRY_RUN:
+		o->dry_run = true;
+		return 0;
+	case RDCB_OPT_PEER:
+		o->peer = true;
+		return 0;
+	case RDCB_OPT_STATE_DIR:
+		if (!*arg)
+			return cli_bad_args(cli, "invalid --state-dir '': a directory");
+		o->state_dir = arg;
+		return 0;
+	case RDCB_OPT_WAIT:
+		if (cli_parse_uint(arg, 1, 3600, &o->wait_s))
+			return cli_bad_args(cli, "invalid --wait '%s': seconds, 1 to 3600", arg);
+		return 0;
+	default:
+		return EXIT_USAGE;
+	}
 }
 
-int rdcb_parse(struct cli *cli, int argc, char **argv, unsigned int allowed, struct rdcb_opts *o)
+int rdcb_parse(struct cli *cli, int argc, char **argv, struct rdcb_opts *o)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "pretty", no_argument, NULL, 'p' },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "state-dir", required_argument, NULL, 'd' },
-		{ "timeout", required_argument, NULL, 'T' },
-		{ "peer", no_argument, NULL, 'P' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	const char *cmd = argv[0];
-	int c, li;
-
 	memset(o, 0, sizeof(*o));
 	o->state_dir = RDCB_STATE_DIR;
-	o->timeout_s = 35;
-	opterr = 0;
-	while ((li = -1, c = getopt_long(argc, argv, ":jph", opts, &li)) != -1) {
-		switch (c) {
-		case 'j':
-			if (cli->fmt == RCK_FORMAT_TEXT)
-				cli->fmt = RCK_FORMAT_JSON;
-			break;
-		case 'p':
-			cli->fmt = RCK_FORMAT_JSON_PRETTY;
-			break;
-		case 'n':
-			if (!(allowed & RDCB_OPT_DRY_RUN))
-				goto unknown;
-			o->dry_run = true;
-			break;
-		case 'd':
-			if (!(allowed & RDCB_OPT_STATE_DIR))
-				goto unknown;
-			if (!*optarg)
-				goto bad;
-			o->state_dir = optarg;
-			break;
-		case 'T':
-			if (!(allowed & RDCB_OPT_TIMEOUT))
-				goto unknown;
-			if (cli_parse_uint(optarg, 1, 3600, &o->timeout_s)) {
-				fprintf(stderr, "%s: %s: invalid --timeout '%s': seconds, 1-3600\n",
-					cli->prog, cmd, optarg);
-				goto usage;
+	o->wait_s = RDCB_WAIT_S;
+	return cli_parse(cli, argc, argv, rdcb_opt, o);
+}
+
+/* `rocedcb help [COMMAND]`: the tool's usage, or that command's. */
+static int cmd_help(struct cli *cli, int argc, char **argv)
+{
+	struct rdcb_opts o;
+	int rc = rdcb_parse(cli, argc, argv, &o);
+
+	if (rc != CLI_CONTINUE)
+		return rc;
+	if (cli->nargs > 1)
+		return cli_usage_err(cli, "unexpected argument '%s'", cli->args[1]);
+	if (cli->nargs == 1) {
+		for (const struct cli_cmd *c = commands; c->name; c++) {
+			if (!strcmp(c->name, cli->args[0])) {
+				cli_cmd_usage(cli, c, stdout);
+				return 0;
 			}
-			break;
-		case 'P':
-			if (!(allowed & RDCB_OPT_PEER))
-				goto unknown;
-			o->peer = true;
-			break;
-		case 'h':
-			rdcb_cmd_usage(cli, cmd, stdout);
-			return 1000;
-		case ':':
-			fprintf(stderr, "%s: %s: option '%s' needs a value\n", cli->prog, cmd, argv[optind - 1]);
-			goto usage;
-		default:
-			goto unknown;
 		}
+		return cli_usage_err(cli, "unknown command '%s'", cli->args[0]);
 	}
-	if (optind < argc && !strcmp(argv[optind], "help")) {
-		rdcb_cmd_usage(cli, cmd, stdout);
-		return 1000;
-	}
-	o->words = argv + optind;
-	o->n_words = argc - optind;
-	if (cli->fmt != RCK_FORMAT_TEXT) {
-		for (const struct cli_cmd *k = cli->cmds; k->name; k++)
-			if (!strcmp(k->name, cmd) && !k->json) {
-				fprintf(stderr, "%s: %s: no JSON output\n", cli->prog, cmd);
-				goto usage;
-			}
-	}
+	cli->cmd = NULL;
+	cli_usage(cli, stdout);
 	return 0;
-unknown:
-	/* A known option this command does not take: name it, not its value. */
-	if (li >= 0)
-		fprintf(stderr, "%s: %s: unknown option '--%s'\n", cli->prog, cmd, opts[li].name);
-	else if (optopt)
-		fprintf(stderr, "%s: %s: unknown option '-%c'\n", cli->prog, cmd, optopt);
-	else
-		fprintf(stderr, "%s: %s: unknown option '%s'\n", cli->prog, cmd, argv[optind - 1]);
-	goto usage;
-bad:
-	fprintf(stderr, "%s: %s: empty value for '%s'\n", cli->prog, cmd, argv[optind - 1]);
-usage:
-	rdcb_cmd_usage(cli, cmd, stderr);
-	return 1000 + EXIT_USAGE;
 }
 
 void rdcb_ifnames_free(char **names)
@@ -159,16 +135,16 @@ static int add_name(char ***v, size_t *n, const char *name)
 	return 0;
 }
 
-int rdcb_ifnames(struct cli *cli, struct rdcb_opts *o, char ***out, size_t *n)
+int rdcb_ifnames(struct cli *cli, char **names, int count, char ***out, size_t *n)
 {
 	struct rck_inventory *inv;
 	char **v = NULL;
 	int rc = 0;
 
 	*n = 0;
-	for (int i = 0; i < o->n_words && !rc; i++)
-		rc = add_name(&v, n, o->words[i]);
-	if (!rc && !o->n_words) {
+	for (int i = 0; i < count && !rc; i++)
+		rc = add_name(&v, n, names[i]);
+	if (!rc && !count) {
 		rc = rck_inventory_new(cli->ctx, &inv);
 		if (rc)
 			return rc;
@@ -196,5 +172,5 @@ int rdcb_ifnames(struct cli *cli, struct rdcb_opts *o, char ***out, size_t *n)
 
 int main(int argc, char **argv)
 {
-	return cli_main("rocedcb", commands, argc, argv);
+	return cli_main(&rocedcb, argc, argv);
 }

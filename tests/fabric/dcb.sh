@@ -181,16 +181,16 @@ open(sys.argv[1], "wb").write(f)
 PY
 rx n2 -i -t 120 -- lldp-send eth0 320 250 <"$TMP/lldp.bin" >/dev/null 2>&1 &
 sender=$!
-out=$(g rocedcb peer eth0 --timeout 30) || fail "peer: $out"
+out=$(g rocedcb peer eth0 --wait 30) || fail "peer: $out"
 for want in 'LLDP from 02:00:00:00:00:77' 'chassis  (subtype 4) 00:11:22:33:44:55' \
 	'port     (subtype 5) Ethernet1/7' 'system   leaf01' 'pfc      enabled 3,4  willing yes' \
 	'dscp 26:5  dscp 48:6' 'willing yes  cbs no  max TCs 8' 'prio_tc     0   0   0   3   0   0   6   0'; do
 	grep -qF "$want" <<<"$out" || fail "peer: '$want' missing from: $out"
 done
-g rocedcb peer -j eth0 --timeout 30 >"$TMP/peer.json" || fail "peer -j"
+g rocedcb peer -j eth0 --wait 30 >"$TMP/peer.json" || fail "peer -j"
 python3 "$VALIDATE" "$SCHEMA" "$TMP/peer.json" >/dev/null || fail "peer -j does not validate"
 ok "peer: chassis, port, system name, ETS, PFC and APP TLVs decoded from n2's LLDP; JSON validates"
-g rocedcb check roce-lossless eth0 --peer --timeout 30 >"$TMP/chk"
+g rocedcb check roce-lossless eth0 --peer --wait 30 >"$TMP/chk"
 rc=$?
 [ $rc = 1 ] || fail "check --peer: exit $rc: $(cat "$TMP/chk")"
 grep -Eq 'DRIFT peer.pfc.enabled +want 3, have 3,4' "$TMP/chk" || fail "check --peer misses PFC: $(cat "$TMP/chk")"
@@ -202,7 +202,7 @@ grep -Eq 'ok +peer.app.dscp.48' "$TMP/chk" || fail "check --peer: DSCP 48: $(cat
 rx n2 -t 30 -- sh -c 'pkill -x lldp-send; for i in $(seq 50); do pgrep -x lldp-send >/dev/null || exit 0; sleep 0.1; done; exit 1' ||
 	fail "lldp-send still running on n2"
 wait "$sender" 2>/dev/null
-g rocedcb peer eth0 --timeout 2 >/dev/null 2>"$TMP/err"
+g rocedcb peer eth0 --wait 2 >/dev/null 2>"$TMP/err"
 rc=$?
 if [ $rc != 1 ] || ! grep -q 'no LLDP frame within 2 s' "$TMP/err"; then
 	fail "peer without LLDP: exit $rc: $(cat "$TMP/err")"

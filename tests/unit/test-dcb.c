@@ -335,7 +335,7 @@ static void test_state_file(void **state)
 	/* Not a state file. */
 	FILE *f = fopen(out, "w");
 
-	fputs("{\"schema_version\": 2, \"interface\": \"x\"}", f);
+	fputs("{\"schema\": \"rocedcb.state/2\", \"interface\": \"x\"}", f);
 	fclose(f);
 	assert_int_equal(dcb_state_load(out, &b), -EINVAL);
 	unlink(out);
