@@ -26,6 +26,9 @@ extern const struct cli_opt rdcb_peer_opts[];
 /* Parse the running command's options into @o (defaults first); returns
  * CLI_CONTINUE or the exit code, like cli_parse(). */
 int rdcb_parse(struct cli *cli, int argc, char **argv, struct rdcb_opts *o);
+/* The profile named by the first positional argument; CLI_CONTINUE or the
+ * exit code (2: none given, unknown, or refused with its line). */
+int rdcb_profile(struct cli *cli, struct rck_dcb_profile **out);
 /* The interfaces named in @names (@n of them), or when none the netdevs of
  * every RDMA port. NULL-ended, free with rdcb_ifnames_free(). -ENOENT when
  * none found. */

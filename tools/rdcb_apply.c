@@ -70,7 +70,7 @@ static void undo_earlier(struct cli *cli, const struct rdcb_opts *o, char **name
 int rdcb_apply(struct cli *cli, int argc, char **argv)
 {
 	struct rck_dcb_profile *prof = NULL;
-	char **names = NULL, err[512], path[4096];
+	char **names = NULL, path[4096];
 	bool *saved = NULL;
 	struct rdcb_opts o;
 	size_t n = 0, i;
@@ -78,13 +78,9 @@ int rdcb_apply(struct cli *cli, int argc, char **argv)
 
 	if (rc != CLI_CONTINUE)
 		return rc;
-	if (cli->nargs < 1)
-		return cli_usage_err(cli, "a PROFILE is needed");
-	rc = rck_dcb_profile_load(cli->args[0], err, sizeof(err), &prof);
-	if (rc) {
-		cli_msg(cli, "%s", err[0] ? err : strerror(-rc));
-		return EXIT_USAGE;
-	}
+	rc = rdcb_profile(cli, &prof);
+	if (rc != CLI_CONTINUE)
+		return rc;
 	rc = rdcb_ifnames(cli, cli->args + 1, cli->nargs - 1, &names, &n);
 	if (rc) {
 		cli_msg(cli, "%s", rc == -ENOENT ? "no RDMA device found; name an interface" : strerror(-rc));

@@ -113,20 +113,16 @@ int rdcb_check(struct cli *cli, int argc, char **argv)
 	struct rck_dcb_profile *prof = NULL;
 	struct rck_dcb_diff **diffs = NULL;
 	struct rck_dcb **v = NULL;
-	char **names = NULL, err[512];
+	char **names = NULL;
 	size_t n = 0, bad = 0, total_bad = 0;
 	struct rdcb_opts o;
 	int rc = rdcb_parse(cli, argc, argv, &o);
 
 	if (rc != CLI_CONTINUE)
 		return rc;
-	if (cli->nargs < 1)
-		return cli_usage_err(cli, "a PROFILE is needed");
-	rc = rck_dcb_profile_load(cli->args[0], err, sizeof(err), &prof);
-	if (rc) {
-		cli_msg(cli, "%s", err[0] ? err : strerror(-rc));
-		return 2;
-	}
+	rc = rdcb_profile(cli, &prof);
+	if (rc != CLI_CONTINUE)
+		return rc;
 	rc = names_or_fail(cli, cli->args + 1, cli->nargs - 1, &names, &n);
 	if (!rc) {
 		v = calloc(n, sizeof(*v));

@@ -6,8 +6,6 @@
 
 #include "rdcb.h"
 
-static int cmd_help(struct cli *cli, int argc, char **argv);
-
 const struct cli_opt rdcb_check_opts[] = {
 	{ RDCB_OPT_PEER, 0, "peer", NULL, "also compare with the switch's LLDP" },
 	{ RDCB_OPT_WAIT, 0, "wait", "S", "with --peer: wait up to S seconds for LLDP (1-3600, default 35)" },
@@ -41,7 +39,7 @@ static const struct cli_cmd commands[] = {
 	  rdcb_restore_opts, .json = false },
 	{ "peer", rdcb_peer, "IF", "the switch's DCBX settings from its LLDP (chassis, port, ETS, PFC, APP)",
 	  rdcb_peer_opts, .json = true },
-	{ "help", cmd_help, "[COMMAND]", "the usage, or a command's usage", NULL, .no_ctx = true },
+	{ "help", cli_cmd_help, "[COMMAND]", "the usage, or a command's usage", NULL, .no_ctx = true },
 	{ 0 }
 };
 
@@ -86,28 +84,19 @@ int rdcb_parse(struct cli *cli, int argc, char **argv, struct rdcb_opts *o)
 	return cli_parse(cli, argc, argv, rdcb_opt, o);
 }
 
-/* `rocedcb help [COMMAND]`: the tool's usage, or that command's. */
-static int cmd_help(struct cli *cli, int argc, char **argv)
+int rdcb_profile(struct cli *cli, struct rck_dcb_profile **out)
 {
-	struct rdcb_opts o;
-	int rc = rdcb_parse(cli, argc, argv, &o);
+	char err[512];
+	int rc;
 
-	if (rc != CLI_CONTINUE)
-		return rc;
-	if (cli->nargs > 1)
-		return cli_usage_err(cli, "unexpected argument '%s'", cli->args[1]);
-	if (cli->nargs == 1) {
-		for (const struct cli_cmd *c = commands; c->name; c++) {
-			if (!strcmp(c->name, cli->args[0])) {
-				cli_cmd_usage(cli, c, stdout);
-				return 0;
-			}
-		}
-		return cli_usage_err(cli, "unknown command '%s'", cli->args[0]);
+	if (cli->nargs < 1)
+		return cli_usage_err(cli, "a PROFILE is needed");
+	rc = rck_dcb_profile_load(cli->args[0], err, sizeof(err), out);
+	if (rc) {
+		cli_msg(cli, "%s", err[0] ? err : strerror(-rc));
+		return EXIT_USAGE;
 	}
-	cli->cmd = NULL;
-	cli_usage(cli, stdout);
-	return 0;
+	return CLI_CONTINUE;
 }
 
 void rdcb_ifnames_free(char **names)
