@@ -30,8 +30,8 @@ int rdcb_parse(struct cli *cli, int argc, char **argv, struct rdcb_opts *o);
  * exit code (2: none given, unknown, or refused with its line). */
 int rdcb_profile(struct cli *cli, struct rck_dcb_profile **out);
 /* The interfaces named in @names (@n of them), or when none the netdevs of
- * every RDMA port. NULL-ended, free with rdcb_ifnames_free(). -ENOENT when
- * none found. */
+ * every RDMA port. NULL-ended, free with rdcb_ifnames_free(). On failure
+ * (-ENOENT: none found) the reason is printed. */
 int rdcb_ifnames(struct cli *cli, char **names, int n, char ***out, size_t *count);
 void rdcb_ifnames_free(char **names);
 

@@ -83,7 +83,6 @@ int rdcb_apply(struct cli *cli, int argc, char **argv)
 		return rc;
 	rc = rdcb_ifnames(cli, cli->args + 1, cli->nargs - 1, &names, &n);
 	if (rc) {
-		cli_msg(cli, "%s", rc == -ENOENT ? "no RDMA device found; name an interface" : strerror(-rc));
 		rck_dcb_profile_free(prof);
 		return EXIT_FAIL;
 	}

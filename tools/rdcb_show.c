@@ -6,17 +6,6 @@
 
 #include "rdcb.h"
 
-static int names_or_fail(struct cli *cli, char **words, int n_words, char ***names, size_t *n)
-{
-	int rc = rdcb_ifnames(cli, words, n_words, names, n);
-
-	if (rc == -ENOENT)
-		cli_msg(cli, "no RDMA device found; name an interface");
-	else if (rc)
-		cli_fail(cli, rc, "cannot list the RDMA devices");
-	return rc;
-}
-
 /* Read every port; on a failure, one line naming it. */
 static int read_all(struct cli *cli, char **names, size_t n, struct rck_dcb **v)
 {
@@ -49,7 +38,7 @@ int rdcb_show(struct cli *cli, int argc, char **argv)
 
 	if (rc != CLI_CONTINUE)
 		return rc;
-	if (names_or_fail(cli, cli->args, cli->nargs, &names, &n))
+	if (rdcb_ifnames(cli, cli->args, cli->nargs, &names, &n))
 		return EXIT_FAIL;
 	v = calloc(n, sizeof(*v));
 	rc = v ? read_all(cli, names, n, v) : -ENOMEM;
@@ -123,7 +112,7 @@ int rdcb_check(struct cli *cli, int argc, char **argv)
 	rc = rdcb_profile(cli, &prof);
 	if (rc != CLI_CONTINUE)
 		return rc;
-	rc = names_or_fail(cli, cli->args + 1, cli->nargs - 1, &names, &n);
+	rc = rdcb_ifnames(cli, cli->args + 1, cli->nargs - 1, &names, &n);
 	if (!rc) {
 		v = calloc(n, sizeof(*v));
 		diffs = calloc(n, sizeof(*diffs));

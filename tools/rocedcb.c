@@ -135,8 +135,10 @@ int rdcb_ifnames(struct cli *cli, char **names, int count, char ***out, size_t *
 		rc = add_name(&v, n, names[i]);
 	if (!rc && !count) {
 		rc = rck_inventory_new(cli->ctx, &inv);
-		if (rc)
-			return rc;
+		if (rc) {
+			cli_msg(cli, "no RDMA device found; name an interface");
+			return rc == -ENOMEM ? rc : -ENOENT;
+		}
 		for (unsigned int i = 0; i < rck_inventory_device_count(inv) && !rc; i++) {
 			const struct rck_device *d = rck_inventory_device(inv, i);
 
@@ -152,6 +154,10 @@ int rdcb_ifnames(struct cli *cli, char **names, int count, char ***out, size_t *
 	if (!rc && !*n)
 		rc = -ENOENT;
 	if (rc) {
+		if (rc == -ENOENT)
+			cli_msg(cli, "no RDMA device found; name an interface");
+		else
+			cli_fail(cli, rc, "cannot list the RDMA devices");
 		rdcb_ifnames_free(v);
 		return rc;
 	}
