@@ -8,5 +8,6 @@
 #include <rocecheck/counters.h>
 #include <rocecheck/probe.h>
 #include <rocecheck/cap.h>
+#include <rocecheck/mesh.h>
 
 #endif
