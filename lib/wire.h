@@ -187,10 +187,10 @@ int wire_auth_client(int fd, const struct wire_proto *p, const uint8_t *key, siz
 		     uint64_t deadline, char *err, size_t errlen);
 
 /* Non-blocking pieces of the client side (for a poll loop): the AUTH
- * payload for a CHALLENGE payload (*client_nonce kept to check the reply),
+ * payload for a CHALLENGE payload (both nonces kept to check the reply),
  * and the check of the AUTH_OK payload. 0, -EBADMSG, -EACCES. */
 int wire_auth_answer(const struct wire_proto *p, const uint8_t *key, size_t keylen,
-		     const uint8_t *chal, size_t chal_len, uint8_t *client_nonce,
+		     const uint8_t *chal, size_t chal_len, uint8_t *server_nonce, uint8_t *client_nonce,
 		     uint8_t *out, size_t cap, size_t *out_len);
 int wire_auth_verify_ok(const struct wire_proto *p, const uint8_t *key, size_t keylen,
 			const uint8_t *server_nonce, const uint8_t *client_nonce,

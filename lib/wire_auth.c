@@ -104,7 +104,7 @@ static int nonce_attr(const uint8_t *p, size_t len, uint16_t type, const uint8_t
 }
 
 int wire_auth_answer(const struct wire_proto *p, const uint8_t *key, size_t keylen,
-		     const uint8_t *chal, size_t chal_len, uint8_t *client_nonce,
+		     const uint8_t *chal, size_t chal_len, uint8_t *server_nonce, uint8_t *client_nonce,
 		     uint8_t *out, size_t cap, size_t *out_len)
 {
 	struct wire_buf b = { .p = out, .cap = cap };
@@ -113,6 +113,7 @@ int wire_auth_answer(const struct wire_proto *p, const uint8_t *key, size_t keyl
 
 	if (nonce_attr(chal, chal_len, A_NONCE, &sn))
 		return -EBADMSG;
+	memcpy(server_nonce, sn, WIRE_NONCE_LEN);
 	if (wire_random(client_nonce, WIRE_NONCE_LEN) ||
 	    wire_auth_mac(p, key, keylen, 'C', sn, client_nonce, mac))
 		return -EIO;
@@ -211,7 +212,6 @@ int wire_auth_client(int fd, const struct wire_proto *p, const uint8_t *key, siz
 		     uint64_t deadline, char *err, size_t errlen)
 {
 	uint8_t sn[WIRE_NONCE_LEN], cn[WIRE_NONCE_LEN], out[128];
-	const uint8_t *snp;
 	struct wire_frame f;
 	size_t len;
 	int rc;
@@ -220,14 +220,13 @@ int wire_auth_client(int fd, const struct wire_proto *p, const uint8_t *key, siz
 	rc = recv_type(fd, &f, deadline, err, errlen);
 	if (rc)
 		goto out;
-	if (f.h.type != WIRE_T_CHALLENGE || nonce_attr(f.payload, f.h.length, A_NONCE, &snp)) {
+	if (f.h.type != WIRE_T_CHALLENGE) {
 		snprintf(err, errlen, "peer sent no challenge (frame type 0x%04x): does it want a key?",
 			 f.h.type);
 		rc = -EPROTO;
 		goto out;
 	}
-	memcpy(sn, snp, sizeof(sn));
-	rc = wire_auth_answer(p, key, keylen, f.payload, f.h.length, cn, out, sizeof(out), &len);
+	rc = wire_auth_answer(p, key, keylen, f.payload, f.h.length, sn, cn, out, sizeof(out), &len);
 	if (!rc)
 		rc = wire_send(fd, p, WIRE_T_AUTH, out, len, deadline);
 	if (rc) {

@@ -8,5 +8,7 @@
 int cmd_devices(struct cli *cli, int argc, char **argv);
 int cmd_counters(struct cli *cli, int argc, char **argv);
 int cmd_probe(struct cli *cli, int argc, char **argv);
+int cmd_agent(struct cli *cli, int argc, char **argv);
+int cmd_mesh(struct cli *cli, int argc, char **argv);
 
 #endif

@@ -18,6 +18,11 @@ static const struct cli_cmd commands[] = {
 	{ "probe", cmd_probe,
 	  "--listen [--port P] | HOST [--test bw|lat|send-lat] [--size S] [--qps N] [--duration S | --iters N] [--cm]",
 	  "RDMA bandwidth and latency probe (server or client)", true },
+	{ "agent", cmd_agent, "[--listen [ADDR:]PORT] [--key-file F] [--once] [--idle S]",
+	  "serve sweep coordinators on this host", false },
+	{ "mesh", cmd_mesh,
+	  "--hosts LIST | --hostfile F [--test bw,lat] [--pattern P] [--rails same|all] [-d DEV]",
+	  "sweep probes between every pair of hosts through their agents", true },
 	{ "help", cmd_help, "", "this help", false },
 	{ 0 }
 };

@@ -9,5 +9,6 @@
 #include <rocecheck/probe.h>
 #include <rocecheck/cap.h>
 #include <rocecheck/mesh.h>
+#include <rocecheck/agent.h>
 
 #endif
