@@ -8,6 +8,8 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <syslog.h>
 #include <unistd.h>
@@ -395,8 +397,12 @@ static int accept_one(struct rck_agent *a, int wait_ms, int *fd)
 		if (rc <= 0)
 			continue;
 		*fd = accept4(a->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (*fd >= 0)
+		if (*fd >= 0) {
+			int one = 1;
+
+			setsockopt(*fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 			return 0;
+		}
 		if (errno == EMFILE || errno == ENFILE || errno == ENOMEM || errno == ENOBUFS) {
 			rck_warn(a->ctx, "agent: accept: %s", strerror(errno));
 			usleep(SLICE_MS * 1000);

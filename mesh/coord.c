@@ -634,6 +634,16 @@ static void meet_hosts(struct sweep *s, uint64_t deadline)
 		if (s->h[i].st != H_READY)
 			host_dead(s, &s->h[i], "%s", atomic_load(&s->c->cancel) ? "cancelled"
 								: "its agent did not answer in time");
+	/* With TCP every host has its one pseudo NIC, so the pairs of a host
+	 * that never answered are in the result, unreachable. */
+	for (size_t i = 0; i < s->n_h; i++) {
+		struct host *h = &s->h[i];
+
+		if (s->c->transport == RCK_PROBE_TRANSPORT_TCP && h->st == H_DEAD && !h->nic_addr) {
+			memset(s->msg, 0, sizeof(*s->msg));
+			add_nics(s, h, s->msg);
+		}
+	}
 }
 
 static void check_deadlines(struct sweep *s)
