@@ -76,8 +76,10 @@ int popts_check_server(const struct rck_probe_opts *o, struct plimits *lim, char
 {
 	if (o->port > 65535)
 		return bad(err, len, "port %u out of range (0 to 65535)", o->port);
-	if (o->gid_index < -1 || o->gid_index > 255 || o->ib_port > 255)
-		return bad(err, len, "GID index (0 to 255) or device port (1 to 255) out of range");
+	if (o->gid_index < -1 || o->gid_index > 255)
+		return bad(err, len, "GID index %d out of range (0 to 255)", o->gid_index);
+	if (o->ib_port > 255)
+		return bad(err, len, "device port %u out of range (1 to 255)", o->ib_port);
 	if (o->max_size < MIN_MAX_SIZE || o->max_size > MAX_MAX_SIZE)
 		return bad(err, len, "max size %llu out of range (%u to %llu bytes)",
 			   (unsigned long long)o->max_size, MIN_MAX_SIZE, MAX_MAX_SIZE);
@@ -165,6 +167,27 @@ int pparams_check(const struct xq_params *p, const struct plimits *lim, char *er
 	return lim ? check_limits(p, lim, err, len) : 0;
 }
 
+RCK_EXPORT int rck_probe_opts_validate(const struct rck_probe_opts *opts, enum rck_probe_role role,
+				       char *err, size_t errlen)
+{
+	struct rck_probe_opts o;
+	struct xq_params p;
+	struct plimits lim;
+	char why[256];
+	int rc;
+
+	rc = popts_copy(opts, &o, why, sizeof(why));
+	if (!rc && role == RCK_PROBE_ROLE_SERVER)
+		rc = popts_check_server(&o, &lim, why, sizeof(why));
+	else if (!rc && role == RCK_PROBE_ROLE_CLIENT)
+		rc = popts_to_params(&o, &p, why, sizeof(why));
+	else if (!rc)
+		rc = bad(why, sizeof(why), "unknown role %d", (int)role);
+	if (rc && err && errlen)
+		snprintf(err, errlen, "%s", why);
+	return rc;
+}
+
 int popts_to_params(const struct rck_probe_opts *o, struct xq_params *p, char *err, size_t len)
 {
 	bool lat = o->test != RCK_PROBE_TEST_BW;
@@ -176,17 +199,25 @@ int popts_to_params(const struct rck_probe_opts *o, struct xq_params *p, char *e
 		return bad(err, len, "unknown transport %d", (int)o->transport);
 	if (o->port < 1 || o->port > 65535)
 		return bad(err, len, "port %u out of range (1 to 65535)", o->port);
-	if (o->qps > XQ_MAX_QPS || o->tx_depth > MAX_DEPTH || o->sl > 255 || o->mtu > 65535)
-		return bad(err, len, "QPs (1 to %u), tx depth (1 to %u), SL or MTU out of range",
-			   XQ_MAX_QPS, MAX_DEPTH);
+	/* Checked before the narrowing into the wire parameters. */
+	if (o->qps > XQ_MAX_QPS)
+		return bad(err, len, "QP count %u out of range (1 to %u)", o->qps, XQ_MAX_QPS);
+	if (o->tx_depth > MAX_DEPTH)
+		return bad(err, len, "tx depth %u out of range (1 to %u)", o->tx_depth, MAX_DEPTH);
+	if (o->sl > 15)
+		return bad(err, len, "service level %u out of range (0 to 15)", o->sl);
+	if (o->mtu > 4096)
+		return bad(err, len, "MTU %u is not one of 256, 512, 1024, 2048, 4096", o->mtu);
 	if (!isfinite(o->duration_s) || o->duration_s < 0 || o->duration_s > MAX_DURATION_S)
 		return bad(err, len, "duration %g s out of range (0 to %.0f)", o->duration_s, MAX_DURATION_S);
 	if (o->duration_s && o->iters)
 		return bad(err, len, "give either a message count or a duration, not both");
 	if (!isfinite(o->window_s) || o->window_s < 0 || o->window_s > 3600)
 		return bad(err, len, "window %g s out of range (1 ms to 1 h)", o->window_s);
-	if (o->gid_index < -1 || o->gid_index > 255 || o->ib_port > 255)
-		return bad(err, len, "GID index (0 to 255) or device port (1 to 255) out of range");
+	if (o->gid_index < -1 || o->gid_index > 255)
+		return bad(err, len, "GID index %d out of range (0 to 255)", o->gid_index);
+	if (o->ib_port > 255)
+		return bad(err, len, "device port %u out of range (1 to 255)", o->ib_port);
 	if (o->cm && o->gid_index >= 0)
 		return bad(err, len, "with --cm, rdma_cm picks the GID from the address");
 	if (o->transport == RCK_PROBE_TRANSPORT_TCP && (o->gid_index >= 0 || o->device || o->ib_port))

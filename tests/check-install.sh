@@ -45,6 +45,19 @@ C
 prefix=$(sed -n 's/^prefix=//p' "$pc")
 mkdir -p "$stage/pc"
 sed "s|^prefix=.*|prefix=$stage$prefix|" "$pc" >"$stage/pc/rocecheck.pc"
+# The public headers include only libc: the cflags are our include
+# directory and nothing else (no libnl, no other package's Requires).
+cflags=$(PKG_CONFIG_PATH=$stage/pc pkg-config --cflags rocecheck) ||
+	{ echo "FAIL: pkg-config --cflags rocecheck"; exit 1; }
+for f in $cflags; do
+	[ "$f" = "-I$stage$prefix/include" ] || { echo "FAIL: pkg-config --cflags rocecheck adds '$f' ($cflags)"; exit 1; }
+done
+grep -q '^Requires' "$pc" && { echo "FAIL: rocecheck.pc has $(grep '^Requires' "$pc")"; exit 1; }
+find "$stage" -path '*/share/rocecheck/schemas/devices.schema.json' | grep -q . ||
+	{ echo "FAIL: JSON Schemas not installed"; exit 1; }
+comp=$(find "$stage" -path '*/bash-completion/completions/rocecheck')
+[ -n "$comp" ] && grep -q '^complete -F _rocecheck rocecheck' "$comp" ||
+	{ echo "FAIL: bash completion not installed"; exit 1; }
 flags=$(PKG_CONFIG_PATH=$stage/pc pkg-config --cflags --libs rocecheck) ||
 	{ echo "FAIL: pkg-config cannot read the staged rocecheck.pc"; exit 1; }
 # shellcheck disable=SC2086
@@ -55,4 +68,4 @@ libdir=$(dirname "$(find "$stage" -name 'librocecheck.so.0' | head -1)")
 # A sanitizer build's library needs its runtime loaded first.
 asan=$(ldd "$libdir/librocecheck.so.0" | awk '/libasan/ {print $3}')
 out=$(LD_PRELOAD=$asan ASAN_OPTIONS=detect_leaks=0 LD_LIBRARY_PATH=$libdir "$stage/user") || { echo "FAIL: the program does not run"; exit 1; }
-echo "ok: installed and linked, version $out"
+echo "ok: installed and linked, version $out; cflags: $cflags"

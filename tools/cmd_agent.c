@@ -1,7 +1,6 @@
 /* `rocecheck agent`: serve sweep coordinators on this host, with a shared
  * key file or, with --once, a fresh token printed for a launcher. */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,18 +17,23 @@ static void on_signal(int sig)
 	rck_agent_stop(running_agent);
 }
 
-static void agent_usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: rocecheck agent [--listen [ADDR:]PORT] [--key-file FILE] [--once] [--idle S]\n"
-		"  --listen [ADDR:]PORT  listen there (default port %u on every address)\n"
-		"  --key-file FILE       shared key coordinators must prove (mode 600, ours)\n"
-		"  --once                a free port and a fresh token: print \"PORT TOKEN\",\n"
-		"                        serve one session, exit (for launchers)\n"
-		"  --idle S              end a session (with --once: exit) after S seconds\n"
-		"                        without a request (default 60)\n",
-		RCK_AGENT_DEFAULT_PORT);
-}
+enum { OPT_LISTEN = 256, OPT_KEY, OPT_ONCE, OPT_IDLE };
+
+const struct cli_opt agent_opts[] = {
+	{ OPT_LISTEN, 0, "listen", "[ADDR:]PORT", "listen there (default port 18530, every address)" },
+	{ OPT_KEY, 0, "key-file", "FILE", "shared key coordinators must prove (ours, mode 600)" },
+	{ OPT_ONCE, 0, "once", NULL, "free port and fresh token: print \"PORT TOKEN\", serve one session" },
+	{ OPT_IDLE, 0, "idle", "S", "end a session (--once: exit) after S seconds without a request (default 60)" },
+	{ 0 }
+};
+
+struct agent_args {
+	struct rck_agent_opts o;
+	const char *key_file;
+	char addr[256];
+	unsigned long port;
+	bool once;
+};
 
 /* "PORT", "ADDR:PORT", "[V6]:PORT". */
 static int parse_listen(const char *arg, char *addr, size_t len, unsigned long *port)
@@ -49,72 +53,61 @@ static int parse_listen(const char *arg, char *addr, size_t len, unsigned long *
 	return 0;
 }
 
-int cmd_agent(struct cli *cli, int argc, char **argv)
+static int agent_opt(struct cli *cli, void *data, int id, const char *arg)
 {
-	enum { OPT_LISTEN = 256, OPT_KEY, OPT_ONCE, OPT_IDLE };
-	static const struct option opts[] = {
-		{ "listen", required_argument, NULL, OPT_LISTEN },
-		{ "key-file", required_argument, NULL, OPT_KEY },
-		{ "once", no_argument, NULL, OPT_ONCE },
-		{ "idle", required_argument, NULL, OPT_IDLE },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	struct rck_agent_opts o;
-	struct rck_agent *a = NULL;
-	const char *key_file = NULL;
-	uint8_t key[RCK_KEY_MAX];
-	char addr[256] = "", err[300], token[2 * 16 + 1];
-	unsigned long port = RCK_AGENT_DEFAULT_PORT;
-	bool once = false;
-	struct sigaction sa = { .sa_handler = on_signal };
-	int c, rc;
+	struct agent_args *a = data;
 
-	rck_agent_opts_init(&o);
-	opterr = 0;
-	if (argc > 1 && !strcmp(argv[1], "help")) {
-		agent_usage(stdout);
+	switch (id) {
+	case OPT_LISTEN:
+		if (parse_listen(arg, a->addr, sizeof(a->addr), &a->port))
+			return cli_bad_args(cli, "invalid --listen '%s': [ADDR:]PORT", arg);
 		return 0;
-	}
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			agent_usage(stdout);
-			return 0;
-		case OPT_LISTEN:
-			if (parse_listen(optarg, addr, sizeof(addr), &port))
-				return cli_bad_args(cli, "agent: invalid --listen '%s': [ADDR:]PORT", optarg);
-			break;
-		case OPT_KEY:
-			key_file = optarg;
-			break;
-		case OPT_ONCE:
-			once = true;
-			break;
-		case OPT_IDLE:
-			if (cli_parse_double(optarg, 0.1, 86400, &o.idle_s))
-				return cli_bad_args(cli, "agent: invalid --idle '%s': seconds, 0.1 to 86400", optarg);
-			break;
-		default:
-			fprintf(stderr, "%s: agent: %s '%s'\n", cli->prog,
-				c == ':' ? "missing value of option" : "unknown option", argv[optind - 1]);
-			agent_usage(stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "%s: agent: unexpected argument '%s'\n", cli->prog, argv[optind]);
-		agent_usage(stderr);
+	case OPT_KEY:
+		a->key_file = arg;
+		return 0;
+	case OPT_ONCE:
+		a->once = true;
+		return 0;
+	case OPT_IDLE:
+		if (cli_parse_double(arg, 0.1, 86400, &a->o.idle_s))
+			return cli_bad_args(cli, "invalid --idle '%s': seconds, 0.1 to 86400", arg);
+		return 0;
+	default:
 		return EXIT_USAGE;
 	}
+}
+
+int cmd_agent(struct cli *cli, int argc, char **argv)
+{
+	struct agent_args aa = { .port = RCK_AGENT_DEFAULT_PORT };
+	struct rck_agent_opts o;
+	struct rck_agent *a = NULL;
+	const char *key_file;
+	uint8_t key[RCK_KEY_MAX];
+	char *addr = aa.addr, err[300], token[2 * 16 + 1];
+	unsigned long port;
+	bool once;
+	struct sigaction sa = { .sa_handler = on_signal };
+	int rc;
+
+	rck_agent_opts_init(&aa.o);
+	rc = cli_parse(cli, argc, argv, agent_opt, &aa);
+	if (rc != CLI_CONTINUE)
+		return rc;
+	if (cli->nargs)
+		return cli_usage_err(cli, "unexpected argument '%s'", cli->args[0]);
+	o = aa.o;
+	key_file = aa.key_file;
+	port = aa.port;
+	once = aa.once;
 	if (once && key_file)
-		return cli_bad_args(cli, "agent: --once makes its own token; no --key-file");
+		return cli_bad_args(cli, "--once makes its own token; no --key-file");
 	if (key_file) {
 		size_t len;
 
 		rc = rck_key_load(key_file, key, sizeof(key), &len, err, sizeof(err));
 		if (rc) {
-			fprintf(stderr, "%s: agent: %s\n", cli->prog, err);
+			cli_msg(cli, "%s", err);
 			return EXIT_FAIL;
 		}
 		o.key = key;
@@ -124,7 +117,7 @@ int cmd_agent(struct cli *cli, int argc, char **argv)
 		uint8_t raw[16];
 
 		if (getrandom(raw, sizeof(raw), 0) != sizeof(raw))
-			return cli_fail(cli, -errno, "agent: no random bytes for a token");
+			return cli_fail(cli, -errno, "no random bytes for a token");
 		for (size_t i = 0; i < sizeof(raw); i++)
 			snprintf(token + 2 * i, 3, "%02x", raw[i]);
 		o.key = (const uint8_t *)token;
@@ -136,7 +129,7 @@ int cmd_agent(struct cli *cli, int argc, char **argv)
 	rc = rck_agent_new(cli->ctx, &o, &a);
 	memset(key, 0, sizeof(key));
 	if (rc)
-		return cli_fail(cli, rc, "agent: cannot listen");
+		return cli_fail(cli, rc, "cannot listen");
 	running_agent = a;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -149,7 +142,8 @@ int cmd_agent(struct cli *cli, int argc, char **argv)
 			rc = rck_agent_serve(a, (int)(o.idle_s * 1000));
 		while (rc == -EACCES);
 	} else {
-		fprintf(stderr, "%s: agent: listening on port %u\n", cli->prog, rck_agent_port(a));
+		if (cli->verbose)
+			cli_msg(cli, "listening on port %u", rck_agent_port(a));
 		do
 			rc = rck_agent_serve(a, -1);
 		while (rc == 0 || rc == -EACCES);
@@ -157,5 +151,5 @@ int cmd_agent(struct cli *cli, int argc, char **argv)
 	rck_agent_free(a);
 	if (rc == -EINTR || rc == 0 || (once && rc == -ETIMEDOUT))
 		return rc == -ETIMEDOUT ? EXIT_UNREACHABLE : 0;
-	return cli_fail(cli, rc, "agent");
+	return cli_fail(cli, rc, "serving");
 }

@@ -1,7 +1,6 @@
 /* `rocecheck mesh`: sweep probes between every pair of hosts through their
  * agents, and print or save the sweep result. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -19,28 +18,26 @@ static void on_signal(int sig)
 	rck_mesh_cancel(running_cfg);
 }
 
-static void mesh_usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: rocecheck mesh --hosts LIST | --hostfile FILE [OPTIONS]\n"
-		"  --hosts LIST         host names or a nodelist (node[01-16]); NAME:PORT reaches\n"
-		"                       an agent on another port than %u\n"
-		"  --hostfile FILE      one nodelist expression per line\n"
-		"  --test bw,lat        tests on every pair (default bw)\n"
-		"  --pattern P          full (default), quick, incast:K, or pairs (with --pairs)\n"
-		"  --pairs FILE         explicit \"SRC DST\" pairs, one per line\n"
-		"  --rails same|all     NIC i with NIC i (default), or every NIC with every NIC\n"
-		"  -d, --device DEV     only NICs of device DEV\n"
-		"  --transport rdma|tcp probe transport (default rdma)\n"
-		"  --size BYTES         message size (default per test)\n"
-		"  --iters N            messages per probe (default 1000)\n"
-		"  --duration S         measure each probe for S seconds instead\n"
-		"  --deadline S         give up on what has not run after S seconds\n"
-		"  --key-file FILE      shared key of the agents (default $ROCECHECK_KEY_FILE)\n"
-		"  --output FILE        also write the JSON result to FILE\n"
-		"  -j, --json           JSON output\n",
-		RCK_AGENT_DEFAULT_PORT);
-}
+enum { OPT_HOSTS = 256, OPT_HOSTFILE, OPT_TEST, OPT_PATTERN, OPT_PAIRS, OPT_RAILS, OPT_TRANSPORT,
+       OPT_SIZE, OPT_ITERS, OPT_DURATION, OPT_DEADLINE, OPT_KEY, OPT_OUTPUT };
+
+const struct cli_opt mesh_opts[] = {
+	{ OPT_HOSTS, 0, "hosts", "LIST", "hosts or a nodelist (node[01-16]); NAME:PORT: an agent on another port" },
+	{ OPT_HOSTFILE, 0, "hostfile", "FILE", "one nodelist expression per line" },
+	{ OPT_TEST, 0, "test", "bw,lat", "tests on every pair (default bw)" },
+	{ OPT_PATTERN, 0, "pattern", "P", "full (default), quick, incast:K, or pairs (with --pairs)" },
+	{ OPT_PAIRS, 0, "pairs", "FILE", "explicit \"SRC DST\" pairs, one a line" },
+	{ OPT_RAILS, 0, "rails", "same|all", "NIC i with NIC i (default), or every NIC with every NIC" },
+	{ 'd', 'd', "device", "DEV", "only NICs of device DEV" },
+	{ OPT_TRANSPORT, 0, "transport", "rdma|tcp", "probe transport (default rdma)" },
+	{ OPT_SIZE, 0, "size", "BYTES", "message size (default per test)" },
+	{ OPT_ITERS, 0, "iters", "N", "messages per probe (default 1000)" },
+	{ OPT_DURATION, 0, "duration", "S", "measure each probe for S seconds instead" },
+	{ OPT_DEADLINE, 0, "deadline", "S", "record what has not run after S seconds as skipped" },
+	{ OPT_KEY, 0, "key-file", "FILE", "the agents' shared key (default $ROCECHECK_KEY_FILE)" },
+	{ OPT_OUTPUT, 0, "output", "FILE", "also write the JSON result to FILE" },
+	{ 0 }
+};
 
 static void show_progress(void *data, const struct rck_mesh_progress *p)
 {
@@ -128,7 +125,7 @@ static int save(struct cli *cli, const struct rck_mesh *m, const char *path)
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
 	f = fopen(tmp, "w");
 	if (!f)
-		return cli_fail(cli, -errno, "mesh: cannot write %s", path);
+		return cli_fail(cli, -errno, "cannot write %s", path);
 	rc = rck_mesh_write(m, f, cli->fmt == RCK_FORMAT_JSON_PRETTY ? RCK_FORMAT_JSON_PRETTY
 								      : RCK_FORMAT_JSON);
 	if (fclose(f) && !rc)
@@ -137,7 +134,7 @@ static int save(struct cli *cli, const struct rck_mesh *m, const char *path)
 		rc = -errno;
 	if (rc) {
 		unlink(tmp);
-		return cli_fail(cli, rc, "mesh: cannot write %s", path);
+		return cli_fail(cli, rc, "cannot write %s", path);
 	}
 	return 0;
 }
@@ -151,78 +148,72 @@ struct mesh_args {
 	double duration, deadline;
 };
 
-static int parse_arg(struct cli *cli, struct mesh_args *a, int c, const char *arg)
+static int mesh_opt(struct cli *cli, void *data, int c, const char *arg)
 {
+	struct mesh_args *a = data;
 	char err[300];
 	unsigned int mask;
 	int rc;
 
 	switch (c) {
-	case 'H':
-	case 'F':
-		rc = c == 'H' ? rck_hostlist_add(a->hl, arg, err, sizeof(err))
+	case OPT_HOSTS:
+	case OPT_HOSTFILE:
+		rc = c == OPT_HOSTS ? rck_hostlist_add(a->hl, arg, err, sizeof(err))
 			      : rck_hostlist_add_file(a->hl, arg, err, sizeof(err));
 		if (rc)
-			return cli_bad_args(cli, "mesh: invalid %s '%s': %s",
-					    c == 'H' ? "--hosts" : "--hostfile", arg,
+			return cli_bad_args(cli, "invalid %s '%s': %s",
+					    c == OPT_HOSTS ? "--hosts" : "--hostfile", arg,
 					    rc == -EINVAL || rc == -E2BIG ? err : strerror(-rc));
 		return 0;
-	case 'T':
+	case OPT_TEST:
 		if (parse_tests(arg, &mask) || rck_mesh_config_set_tests(a->c, mask))
-			return cli_bad_args(cli, "mesh: invalid --test '%s': bw, lat or bw,lat", arg);
+			return cli_bad_args(cli, "invalid --test '%s': bw, lat or bw,lat", arg);
 		return 0;
-	case 'P':
+	case OPT_PATTERN:
 		a->pattern = arg;
 		return 0;
-	case 'R':
+	case OPT_RAILS:
 		if (strcmp(arg, "same") && strcmp(arg, "all"))
-			return cli_bad_args(cli, "mesh: invalid --rails '%s': same or all", arg);
+			return cli_bad_args(cli, "invalid --rails '%s': same or all", arg);
 		rck_mesh_config_set_rails(a->c, arg);
 		return 0;
 	case 'd':
 		snprintf(err, sizeof(err), "device:%s", arg);
 		if (!*arg || rck_mesh_config_set_rails(a->c, err))
-			return cli_bad_args(cli, "mesh: invalid --device '%s'", arg);
+			return cli_bad_args(cli, "invalid --device '%s'", arg);
 		return 0;
-	case 'X':
+	case OPT_TRANSPORT:
 		if (strcmp(arg, "rdma") && strcmp(arg, "tcp"))
-			return cli_bad_args(cli, "mesh: invalid --transport '%s': rdma or tcp", arg);
+			return cli_bad_args(cli, "invalid --transport '%s': rdma or tcp", arg);
 		a->transport = strcmp(arg, "tcp") ? RCK_PROBE_TRANSPORT_RDMA : RCK_PROBE_TRANSPORT_TCP;
 		return 0;
-	case 'S':
+	case OPT_SIZE:
 		if (cli_parse_uint(arg, 1, 1u << 30, &a->size))
-			return cli_bad_args(cli, "mesh: invalid --size '%s': bytes, 1 to 2^30", arg);
+			return cli_bad_args(cli, "invalid --size '%s': bytes, 1 to 2^30", arg);
 		return 0;
-	case 'I':
+	case OPT_ITERS:
 		if (cli_parse_uint(arg, 1, 100000000, &a->iters))
-			return cli_bad_args(cli, "mesh: invalid --iters '%s': 1 to 100000000", arg);
+			return cli_bad_args(cli, "invalid --iters '%s': 1 to 100000000", arg);
 		return 0;
-	case 'D':
+	case OPT_DURATION:
 		if (cli_parse_double(arg, 0.001, 3600, &a->duration))
-			return cli_bad_args(cli, "mesh: invalid --duration '%s': seconds, up to 3600", arg);
+			return cli_bad_args(cli, "invalid --duration '%s': seconds, up to 3600", arg);
 		return 0;
-	case 'L':
+	case OPT_DEADLINE:
 		if (cli_parse_double(arg, 0.001, 1e6, &a->deadline))
-			return cli_bad_args(cli, "mesh: invalid --deadline '%s': seconds", arg);
+			return cli_bad_args(cli, "invalid --deadline '%s': seconds", arg);
 		return 0;
-	case 'K':
+	case OPT_KEY:
 		a->key_file = arg;
 		return 0;
-	case 'o':
+	case OPT_OUTPUT:
 		a->output = arg;
 		return 0;
-	case 'A':
+	case OPT_PAIRS:
 		a->pairs = arg;
 		return 0;
-	case 'j':
-		if (cli->fmt == RCK_FORMAT_TEXT)
-			cli->fmt = RCK_FORMAT_JSON;
-		return 0;
-	case 'p':
-		cli->fmt = RCK_FORMAT_JSON_PRETTY;
-		return 0;
 	default:
-		return -1;
+		return EXIT_USAGE;
 	}
 }
 
@@ -237,22 +228,22 @@ static int finish_config(struct cli *cli, struct mesh_args *a)
 	int rc;
 
 	if (!strcmp(pattern, "pairs") != !!a->pairs)
-		return cli_bad_args(cli, "mesh: --pattern pairs and --pairs FILE go together");
+		return cli_bad_args(cli, "--pattern pairs and --pairs FILE go together");
 	if (a->pairs && !(text = read_file(a->pairs, &len)))
-		return cli_fail(cli, -errno, "mesh: cannot read --pairs '%s'", a->pairs);
+		return cli_fail(cli, -errno, "cannot read --pairs '%s'", a->pairs);
 	rc = rck_mesh_config_set_pattern(a->c, pattern, text, len, a->pairs);
 	free(text);
 	if (rc)
-		return cli_bad_args(cli, "mesh: invalid --pattern '%s': full, quick, incast:K or pairs",
+		return cli_bad_args(cli, "invalid --pattern '%s': full, quick, incast:K or pairs",
 				    pattern);
 	if (rck_mesh_config_set_probe(a->c, a->transport, (uint32_t)a->size,
 				      a->iters ? a->iters : 1000, a->duration) ||
 	    rck_mesh_config_set_deadline(a->c, a->deadline))
-		return cli_bad_args(cli, "mesh: invalid probe settings");
+		return cli_bad_args(cli, "invalid probe settings");
 	if (a->key_file) {
 		rc = rck_key_load(a->key_file, key, sizeof(key), &len, err, sizeof(err));
 		if (rc) {
-			fprintf(stderr, "%s: mesh: %s\n", cli->prog, err);
+			cli_msg(cli, "%s", err);
 			return EXIT_FAIL;
 		}
 		rck_mesh_config_set_key(a->c, key, len);
@@ -260,7 +251,7 @@ static int finish_config(struct cli *cli, struct mesh_args *a)
 	}
 	for (unsigned int i = 0; i < rck_hostlist_count(a->hl); i++)
 		if (add_host(a->c, rck_hostlist_get(a->hl, i)))
-			return cli_bad_args(cli, "mesh: invalid host '%s'", rck_hostlist_get(a->hl, i));
+			return cli_bad_args(cli, "invalid host '%s'", rck_hostlist_get(a->hl, i));
 	return 0;
 }
 
@@ -280,70 +271,34 @@ static int run(struct cli *cli, struct mesh_args *a)
 	if (rc == -EINVAL)
 		return EXIT_USAGE;
 	if (rc)
-		return cli_fail(cli, rc, "mesh");
+		return cli_fail(cli, rc, "sweep");
 	for (unsigned int h = 0; h < rck_mesh_host_count(m); h++)
 		down += rck_mesh_host_unreachable(m, h) != NULL;
 	rc = a->output ? save(cli, m, a->output) : 0;
 	if (!rc && (rc = rck_mesh_write(m, stdout, cli->fmt)))
-		rc = cli_fail(cli, rc, "mesh: cannot write the result");
+		rc = cli_fail(cli, rc, "cannot write the result");
 	rck_mesh_free(m);
 	return rc ? rc : down ? EXIT_UNREACHABLE : 0;
 }
 
 int cmd_mesh(struct cli *cli, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "hosts", required_argument, NULL, 'H' },
-		{ "hostfile", required_argument, NULL, 'F' },
-		{ "test", required_argument, NULL, 'T' },
-		{ "pattern", required_argument, NULL, 'P' },
-		{ "pairs", required_argument, NULL, 'A' },
-		{ "rails", required_argument, NULL, 'R' },
-		{ "device", required_argument, NULL, 'd' },
-		{ "transport", required_argument, NULL, 'X' },
-		{ "size", required_argument, NULL, 'S' },
-		{ "iters", required_argument, NULL, 'I' },
-		{ "duration", required_argument, NULL, 'D' },
-		{ "deadline", required_argument, NULL, 'L' },
-		{ "key-file", required_argument, NULL, 'K' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "pretty", no_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
 	struct mesh_args a = { .transport = RCK_PROBE_TRANSPORT_RDMA };
-	int c, rc = 0;
+	int rc;
 
-	if (argc > 1 && !strcmp(argv[1], "help")) {
-		mesh_usage(stdout);
-		return 0;
-	}
 	if (rck_hostlist_new(&a.hl) || rck_mesh_config_new(&a.c)) {
 		rck_hostlist_free(a.hl);
-		return cli_fail(cli, -ENOMEM, "mesh");
+		return cli_fail(cli, -ENOMEM, "out of memory");
 	}
-	opterr = 0;
-	while (!rc && (c = getopt_long(argc, argv, ":d:o:jph", opts, NULL)) != -1) {
-		if (c == 'h') {
-			mesh_usage(stdout);
-			goto out;
-		}
-		rc = parse_arg(cli, &a, c, optarg);
-		if (rc < 0) {
-			fprintf(stderr, "%s: mesh: %s '%s'\n", cli->prog,
-				c == ':' ? "missing value of option" : "unknown option", argv[optind - 1]);
-			mesh_usage(stderr);
-			rc = EXIT_USAGE;
-		}
-	}
-	if (!rc && optind < argc) {
-		fprintf(stderr, "%s: mesh: unexpected argument '%s'\n", cli->prog, argv[optind]);
-		mesh_usage(stderr);
-		rc = EXIT_USAGE;
-	}
+	rc = cli_parse(cli, argc, argv, mesh_opt, &a);
+	if (rc != CLI_CONTINUE)
+		goto out;
+	rc = 0;
+	if (cli->nargs)
+		rc = cli_usage_err(cli, "unexpected argument '%s'", cli->args[0]);
 	if (!rc && rck_hostlist_count(a.hl) < 2)
-		rc = cli_bad_args(cli, "mesh: give at least 2 hosts (--hosts or --hostfile)");
+		rc = cli_usage_err(cli, "give at least 2 hosts (--hosts or --hostfile)");
+	/* The tool, never the library, reads the environment. */
 	if (!rc && !a.key_file)
 		a.key_file = getenv("ROCECHECK_KEY_FILE");
 	if (!rc)

@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *a, *b;
 	size_t la, lb;
 
-	if (size > 16384)
+	if (size > 4096)
 		return 0;
 	if (rck_mesh_load_buf(NULL, (const char *)data, size, "fuzz", &m))
 		return 0;

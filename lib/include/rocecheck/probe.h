@@ -107,6 +107,22 @@ struct rck_probe_opts {
 /** Fill @opts with the defaults and set opts->size. */
 void rck_probe_opts_init(struct rck_probe_opts *opts);
 
+/** Which side rck_probe_opts_validate() checks the options for. */
+enum rck_probe_role {
+	RCK_PROBE_ROLE_CLIENT = 0, /**< every member, as rck_probe_run() does */
+	RCK_PROBE_ROLE_SERVER = 1, /**< port, device port and GID index, as rck_probe_server_new() does */
+};
+
+/**
+ * Check @opts the way rck_probe_run() (client) or rck_probe_server_new()
+ * (server) will, without doing anything: the one place the limits live.
+ * Returns 0, or -EINVAL with a one-line reason naming the value and its
+ * allowed range in @err (NUL-terminated, truncated to @errlen; @err may be
+ * NULL). Thread-safe.
+ */
+int rck_probe_opts_validate(const struct rck_probe_opts *opts, enum rck_probe_role role,
+			    char *err, size_t errlen);
+
 /** Static names: "bw", "lat", "send-lat"; "rdma", "tcp"; "ok", "timeout", ... NULL when out of range. */
 const char *rck_probe_test_name(enum rck_probe_test test);
 const char *rck_probe_transport_name(enum rck_probe_transport transport);
