@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,10 +40,13 @@ struct host {
 	uint8_t sn[WIRE_NONCE_LEN], cn[WIRE_NONCE_LEN];
 	unsigned int first_nic, n_nics;
 	char (*nic_addr)[64];
+	uint32_t armed;        /* epoll events registered */
+	bool dirty;            /* on the flush list */
 };
 
 /* A running task: one directed probe, test after test. */
 struct rtask {
+	uint32_t run_pos;      /* index in run_list while running */
 	bool running, retest;
 	uint8_t test_i;        /* index into the sweep's tests */
 	bool got_serving, got_result, got_served;
@@ -64,6 +68,9 @@ struct sweep {
 	struct rtask *rt;
 	uint32_t *unit_left;   /* tasks of a unit not finished */
 	uint32_t *task_unit;
+	uint32_t *run_list;    /* running tasks, in no order */
+	uint32_t n_run;
+	uint64_t next_check;
 	enum rck_mesh_test tests[RCK_MESH_TEST_COUNT];
 	unsigned int n_tests;
 	unsigned int done, total, down;
@@ -71,7 +78,9 @@ struct sweep {
 	unsigned int timeout_ms;
 	struct ag_msg *msg;    /* scratch */
 	uint8_t *buf;          /* scratch, AG_MAX_PAYLOAD */
-	struct pollfd *pfd;
+	int ep;                /* epoll: every connection, events by host index */
+	uint32_t *dirty;       /* hosts with output queued since the last flush */
+	size_t n_dirty;
 };
 
 static double secs(uint64_t ns)
@@ -96,7 +105,10 @@ static int queue(struct sweep *s, struct host *h, uint16_t type, const uint8_t *
 	wire_hdr_encode(h->out + h->out_len, &ag_proto, type, (uint32_t)len);
 	memcpy(h->out + h->out_len + WIRE_HDR_LEN, p, len);
 	h->out_len = need;
-	(void)s;
+	if (!h->dirty) {
+		h->dirty = true;
+		s->dirty[s->n_dirty++] = (uint32_t)(h - s->h);
+	}
 	return 0;
 }
 
@@ -134,6 +146,30 @@ static void progress(struct sweep *s)
 	p.elapsed_s = secs(wire_now_ns() - s->t0);
 	p.eta_s = s->done ? p.elapsed_s / s->done * (s->total - s->done) : NAN;
 	s->c->progress(s->c->progress_data, &p);
+}
+
+static int set_running(struct sweep *s, uint32_t t, bool on)
+{
+	struct rtask *r = &s->rt[t];
+
+	if (r->running == on)
+		return 0;
+	/* A source's reply is kept only while its task runs. */
+	if (on && !(r->res = malloc(sizeof(*r->res))))
+		return -ENOMEM;
+	r->running = on;
+	if (on) {
+		r->run_pos = s->n_run;
+		s->run_list[s->n_run++] = t;
+	} else {
+		uint32_t last = s->run_list[--s->n_run];
+
+		s->run_list[r->run_pos] = last;
+		s->rt[last].run_pos = r->run_pos;
+		free(r->res);
+		r->res = NULL;
+	}
+	return 0;
 }
 
 static uint32_t host_of(const struct sweep *s, uint32_t nic)
@@ -238,7 +274,7 @@ static void test_done(struct sweep *s, uint32_t t, enum rck_mesh_status st, cons
 	} else if (++r->test_i < s->n_tests && !start_test(s, t)) {
 		return;
 	}
-	r->running = false;
+	set_running(s, t, false);
 	unit_of_task_done(s, t);
 }
 
@@ -276,10 +312,16 @@ static void host_dead(struct sweep *s, struct host *h, const char *fmt, ...)
 	if (!s->sched)
 		return;
 	mesh_sched_host_dead(s->sched, hi);
-	for (uint32_t t = 0; t < s->plan->n_tasks; t++) {
-		const struct mesh_task *task = &s->plan->tasks[t];
+	/* Backwards: a task leaving the list swaps in one already seen. */
+	for (uint32_t i = s->n_run; i-- > 0;) {
+		uint32_t t;
+		const struct mesh_task *task;
 
-		if (s->rt[t].running && (host_of(s, task->src) == hi || host_of(s, task->dst) == hi))
+		if (i >= s->n_run)
+			continue;
+		t = s->run_list[i];
+		task = &s->plan->tasks[t];
+		if (host_of(s, task->src) == hi || host_of(s, task->dst) == hi)
 			test_done(s, t, RCK_MESH_UNREACHABLE, reason);
 	}
 }
@@ -292,11 +334,10 @@ static void start_unit(struct sweep *s, uint32_t u, bool retest)
 	for (uint32_t i = 0; i < un->n_tasks; i++) {
 		struct rtask *r = &s->rt[un->first_task + i];
 
-		r->running = true;
 		r->retest = retest;
 		r->test_i = 0;
-		if (start_test(s, un->first_task + i)) {
-			r->running = false;
+		if (set_running(s, un->first_task + i, true) || start_test(s, un->first_task + i)) {
+			set_running(s, un->first_task + i, false);
 			record(s, un->first_task + i, RCK_MESH_FAILED, "out of memory", NULL);
 			unit_of_task_done(s, un->first_task + i);
 		}
@@ -530,75 +571,100 @@ static int connect_host(struct host *h)
 	return rc;
 }
 
-/* One poll() round over every live connection. */
+/* Register what @h waits for: always input, output while some is queued. */
+static void arm(struct sweep *s, struct host *h)
+{
+	uint32_t want = EPOLLIN | (h->out_len || h->st == H_CONNECTING ? EPOLLOUT : 0);
+	struct epoll_event ev = { .events = want, .data.u32 = (uint32_t)(h - s->h) };
+
+	if (h->st == H_DEAD || h->armed == want)
+		return;
+	epoll_ctl(s->ep, h->armed ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, h->fd, &ev);
+	h->armed = want;
+}
+
+/* Send what was queued in this round, right away where the socket takes it. */
+static void flush_dirty(struct sweep *s)
+{
+	for (size_t i = 0; i < s->n_dirty; i++) {
+		struct host *h = &s->h[s->dirty[i]];
+		int rc;
+
+		h->dirty = false;
+		if (h->st == H_DEAD || h->st == H_CONNECTING)
+			continue;
+		if ((rc = flush(h)))
+			host_dead(s, h, "connection lost: %s", strerror(-rc));
+		else
+			arm(s, h);
+	}
+	s->n_dirty = 0;
+}
+
+static void host_event(struct sweep *s, struct host *h, uint32_t ev)
+{
+	int rc, eof, err = 0;
+	socklen_t len = sizeof(err);
+
+	if (h->st == H_DEAD)
+		return;
+	if (h->st == H_CONNECTING) {
+		getsockopt(h->fd, SOL_SOCKET, SO_ERROR, &err, &len);
+		if (err) {
+			host_dead(s, h, "cannot connect to its agent: %s", strerror(err));
+			return;
+		}
+		h->st = h->key_len ? H_CHALLENGE : H_AUTH_OK;
+		if (!h->key_len) {
+			memset(s->msg, 0, sizeof(*s->msg));
+			s->msg->type = AG_DESCRIBE;
+			send_msg(s, h, s->msg);
+			h->st = H_DESCRIBE;
+		}
+		arm(s, h);
+	}
+	if ((ev & EPOLLOUT) && (rc = flush(h))) {
+		host_dead(s, h, "connection lost: %s", strerror(-rc));
+		return;
+	}
+	if (ev & EPOLLOUT)
+		arm(s, h);
+	if (!(ev & (EPOLLIN | EPOLLHUP | EPOLLERR)))
+		return;
+	/* Every whole frame waiting; a partial one stays for later. */
+	for (int k = 0; k < 64 && h->st != H_DEAD; k++) {
+		rc = wire_frame_recv(&h->fr, h->fd, &eof);
+		if (rc == 0)
+			break;
+		if (rc < 0) {
+			char why[200];
+
+			host_dead(s, h, "agent connection lost: %s",
+				  rc == -EPROTO || rc == -EPROTONOSUPPORT || rc == -EMSGSIZE
+					  ? wire_hdr_strerror(&ag_proto, &h->fr.h, rc, why, sizeof(why))
+					  : rc == -ECONNRESET ? "closed by the agent" : strerror(-rc));
+			break;
+		}
+		if (h->st == H_READY)
+			sweep_frame(s, h, &h->fr);
+		else
+			handshake_frame(s, h, &h->fr);
+		wire_frame_next(&h->fr);
+	}
+}
+
+/* One epoll round: every connection with something to say, then what that
+ * queued for any host leaves. */
 static void poll_round(struct sweep *s, int wait_ms)
 {
-	size_t n = 0;
+	struct epoll_event ev[256];
+	int n;
 
-	for (size_t i = 0; i < s->n_h; i++) {
-		struct host *h = &s->h[i];
-
-		if (h->st == H_DEAD)
-			continue;
-		s->pfd[n].fd = h->fd;
-		s->pfd[n].events = (short)(POLLIN | (h->out_len || h->st == H_CONNECTING ? POLLOUT : 0));
-		s->pfd[n++].revents = (short)i; /* host index, read back below */
-	}
-	for (size_t i = 0; i < n; i++)
-		s->pfd[s->n_h + i].fd = s->pfd[i].revents;
-	if (poll(s->pfd, n, wait_ms) <= 0)
-		return;
-	for (size_t i = 0; i < n; i++) {
-		struct host *h = &s->h[s->pfd[s->n_h + i].fd];
-		short ev = s->pfd[i].revents;
-		int rc, eof, err = 0;
-		socklen_t len = sizeof(err);
-
-		if (!ev || h->st == H_DEAD)
-			continue;
-		if (h->st == H_CONNECTING) {
-			getsockopt(h->fd, SOL_SOCKET, SO_ERROR, &err, &len);
-			if (err) {
-				host_dead(s, h, "cannot connect to its agent: %s", strerror(err));
-				continue;
-			}
-			h->st = h->key_len ? H_CHALLENGE : H_AUTH_OK;
-			if (!h->key_len) {
-				memset(s->msg, 0, sizeof(*s->msg));
-				s->msg->type = AG_DESCRIBE;
-				send_msg(s, h, s->msg);
-				h->st = H_DESCRIBE;
-			}
-		}
-		if ((ev & POLLOUT) && (rc = flush(h))) {
-			host_dead(s, h, "connection lost: %s", strerror(-rc));
-			continue;
-		}
-		if (!(ev & (POLLIN | POLLHUP | POLLERR)))
-			continue;
-		/* Every whole frame waiting; a partial one stays for later. */
-		for (int k = 0; k < 64 && h->st != H_DEAD; k++) {
-			rc = wire_frame_recv(&h->fr, h->fd, &eof);
-			if (rc == 0)
-				break;
-			if (rc < 0) {
-				char why[200];
-
-				host_dead(s, h, "agent connection lost: %s",
-					  rc == -EPROTO || rc == -EPROTONOSUPPORT || rc == -EMSGSIZE
-						  ? wire_hdr_strerror(&ag_proto, &h->fr.h, rc, why, sizeof(why))
-						  : rc == -ECONNRESET ? "closed by the agent" : strerror(-rc));
-				break;
-			}
-			if (h->st == H_READY)
-				sweep_frame(s, h, &h->fr);
-			else
-				handshake_frame(s, h, &h->fr);
-			wire_frame_next(&h->fr);
-		}
-		if (h->st != H_DEAD && h->out_len && (rc = flush(h)))
-			host_dead(s, h, "connection lost: %s", strerror(-rc));
-	}
+	flush_dirty(s);
+	n = epoll_wait(s->ep, ev, 256, wait_ms);
+	for (int i = 0; i < n; i++)
+		host_event(s, &s->h[ev[i].data.u32], ev[i].events);
+	flush_dirty(s);
 }
 
 static bool stopping(struct sweep *s, uint64_t deadline)
@@ -620,6 +686,8 @@ static void meet_hosts(struct sweep *s, uint64_t deadline)
 		if (rc)
 			host_dead(s, h, "cannot connect to its agent: %s",
 				  rc == -ENOENT ? "name does not resolve" : strerror(-rc));
+		else
+			arm(s, h);
 	}
 	for (;;) {
 		size_t pending = 0;
@@ -650,11 +718,21 @@ static void check_deadlines(struct sweep *s)
 {
 	uint64_t now = wire_now_ns();
 
-	for (uint32_t t = 0; t < s->plan->n_tasks; t++) {
-		struct rtask *r = &s->rt[t];
-		const struct mesh_task *task = &s->plan->tasks[t];
+	/* Deadlines are seconds apart: a look every poll slice is enough. */
+	if (now < s->next_check)
+		return;
+	s->next_check = now + SLICE_MS * 1000000ull;
+	for (uint32_t i = s->n_run; i-- > 0;) {
+		uint32_t t;
+		struct rtask *r;
+		const struct mesh_task *task;
 
-		if (!r->running || now < r->deadline)
+		if (i >= s->n_run)
+			continue;
+		t = s->run_list[i];
+		r = &s->rt[t];
+		task = &s->plan->tasks[t];
+		if (now < r->deadline)
 			continue;
 		/* The end that owes an answer is the one that hangs. */
 		if (!r->got_serving && !r->got_served)
@@ -737,10 +815,13 @@ static void say_goodbye(struct sweep *s)
 static int setup(struct sweep *s)
 {
 	s->h = calloc(s->n_h, sizeof(*s->h));
-	s->pfd = calloc(2 * s->n_h, sizeof(*s->pfd));
+	s->dirty = calloc(s->n_h, sizeof(*s->dirty));
+	s->ep = epoll_create1(EPOLL_CLOEXEC);
 	s->msg = malloc(sizeof(*s->msg));
 	s->buf = malloc(AG_MAX_PAYLOAD);
-	if (!s->h || !s->pfd || !s->msg || !s->buf)
+	if (s->ep < 0)
+		return -errno;
+	if (!s->h || !s->dirty || !s->msg || !s->buf)
 		return -ENOMEM;
 	for (unsigned int i = 0; i < RCK_MESH_TEST_COUNT; i++)
 		if (s->c->tests & (1u << i))
@@ -777,10 +858,13 @@ static void teardown(struct sweep *s)
 	free(s->rt);
 	free(s->unit_left);
 	free(s->task_unit);
+	free(s->run_list);
 	mesh_sched_free(s->sched);
 	mesh_plan_free(s->plan);
 	free(s->h);
-	free(s->pfd);
+	free(s->dirty);
+	if (s->ep >= 0)
+		close(s->ep);
 	free(s->msg);
 	free(s->buf);
 }
@@ -800,7 +884,8 @@ static int plan_sweep(struct sweep *s)
 	s->rt = calloc(s->plan->n_tasks ? s->plan->n_tasks : 1, sizeof(*s->rt));
 	s->unit_left = calloc(s->plan->n_units ? s->plan->n_units : 1, sizeof(*s->unit_left));
 	s->task_unit = calloc(s->plan->n_tasks ? s->plan->n_tasks : 1, sizeof(*s->task_unit));
-	if (!s->rt || !s->unit_left || !s->task_unit)
+	s->run_list = calloc(s->plan->n_tasks ? s->plan->n_tasks : 1, sizeof(*s->run_list));
+	if (!s->rt || !s->unit_left || !s->task_unit || !s->run_list)
 		return -ENOMEM;
 	for (uint32_t u = 0; u < s->plan->n_units; u++)
 		for (uint32_t i = 0; i < s->plan->units[u].n_tasks; i++)
@@ -809,18 +894,9 @@ static int plan_sweep(struct sweep *s)
 	return 0;
 }
 
-/* Replies of the sources are kept per running task; made once it starts. */
-static int task_buffers(struct sweep *s)
-{
-	for (size_t t = 0; t < s->plan->n_tasks; t++)
-		if (!(s->rt[t].res = malloc(sizeof(struct ag_msg))))
-			return -ENOMEM;
-	return 0;
-}
-
 RCK_EXPORT int rck_mesh_run(struct rck_ctx *ctx, struct rck_mesh_config *c, struct rck_mesh **out)
 {
-	struct sweep s = { .ctx = ctx, .c = c };
+	struct sweep s = { .ctx = ctx, .c = c, .ep = -1 };
 	struct rck_mesh_info info = { .size = sizeof(info) };
 	struct timespec wall;
 	uint64_t deadline;
@@ -843,7 +919,7 @@ RCK_EXPORT int rck_mesh_run(struct rck_ctx *ctx, struct rck_mesh_config *c, stru
 	rc = setup(&s);
 	if (!rc) {
 		meet_hosts(&s, deadline);
-		rc = plan_sweep(&s) ?: task_buffers(&s);
+		rc = plan_sweep(&s);
 	}
 	if (!rc) {
 		run_plan(&s, deadline);
