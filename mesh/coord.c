@@ -231,26 +231,19 @@ static void unit_of_task_done(struct sweep *s, uint32_t t);
 static void host_dead(struct sweep *s, struct host *h, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static int start_test(struct sweep *s, uint32_t t)
+/* The fields SERVE and RUN share: the task's test on NIC @nic of that end. */
+static void probe_request(struct sweep *s, uint32_t t, uint16_t type, uint32_t nic, struct ag_msg *m)
 {
-	struct rtask *r = &s->rt[t];
-	const struct mesh_task *task = &s->plan->tasks[t];
-	struct host *dst = &s->h[host_of(s, task->dst)];
-	struct ag_msg *m = s->msg;
-	struct rck_mesh_nic nic = { .size = sizeof(nic) };
+	const struct rtask *r = &s->rt[t];
+	struct rck_mesh_nic info = { .size = sizeof(info) };
 
-	r->got_serving = r->got_result = r->got_served = false;
-	r->served_status = 0;
-	r->served_text[0] = '\0';
-	r->started = wire_now_ns();
-	r->deadline = r->started + (uint64_t)s->timeout_ms * 1000000ull;
 	memset(m, 0, sizeof(*m));
-	m->type = AG_SERVE;
+	m->type = type;
 	m->id = t * 2 + r->retest;
-	rck_mesh_get_nic(s->m, task->dst, &nic, NULL);
+	rck_mesh_get_nic(s->m, nic, &info, NULL);
 	if (s->c->transport == RCK_PROBE_TRANSPORT_RDMA) {
-		snprintf(m->device, sizeof(m->device), "%s", nic.device);
-		m->ib_port = nic.port;
+		snprintf(m->device, sizeof(m->device), "%s", info.device);
+		m->ib_port = info.port;
 	}
 	m->test = s->tests[r->test_i] == RCK_MESH_TEST_BW ? RCK_PROBE_TEST_BW : RCK_PROBE_TEST_LAT;
 	m->transport = s->c->transport;
@@ -258,6 +251,21 @@ static int start_test(struct sweep *s, uint32_t t)
 	m->iters = s->c->iters;
 	m->duration_ms = (uint32_t)(s->c->duration_s * 1000);
 	m->timeout_ms = s->timeout_ms;
+}
+
+static int start_test(struct sweep *s, uint32_t t)
+{
+	struct rtask *r = &s->rt[t];
+	const struct mesh_task *task = &s->plan->tasks[t];
+	struct host *dst = &s->h[host_of(s, task->dst)];
+	struct ag_msg *m = s->msg;
+
+	r->got_serving = r->got_result = r->got_served = false;
+	r->served_status = 0;
+	r->served_text[0] = '\0';
+	r->started = wire_now_ns();
+	r->deadline = r->started + (uint64_t)s->timeout_ms * 1000000ull;
+	probe_request(s, t, AG_SERVE, task->dst, m);
 	return send_msg(s, dst, m);
 }
 
@@ -382,22 +390,9 @@ static void send_run(struct sweep *s, uint32_t t, uint32_t probe_port)
 	const struct mesh_task *task = &s->plan->tasks[t];
 	struct host *src = &s->h[host_of(s, task->src)], *dst = &s->h[host_of(s, task->dst)];
 	struct ag_msg *m = s->msg;
-	struct rck_mesh_nic nic = { .size = sizeof(nic) };
 	const char *addr = dst->nic_addr[task->dst - dst->first_nic];
 
-	memset(m, 0, sizeof(*m));
-	m->type = AG_RUN;
-	m->id = t * 2 + r->retest;
-	rck_mesh_get_nic(s->m, task->src, &nic, NULL);
-	if (s->c->transport == RCK_PROBE_TRANSPORT_RDMA)
-		snprintf(m->device, sizeof(m->device), "%s", nic.device);
-	m->ib_port = s->c->transport == RCK_PROBE_TRANSPORT_RDMA ? nic.port : 0;
-	m->test = s->tests[r->test_i] == RCK_MESH_TEST_BW ? RCK_PROBE_TEST_BW : RCK_PROBE_TEST_LAT;
-	m->transport = s->c->transport;
-	m->size = s->c->size;
-	m->iters = s->c->iters;
-	m->duration_ms = (uint32_t)(s->c->duration_s * 1000);
-	m->timeout_ms = s->timeout_ms;
+	probe_request(s, t, AG_RUN, task->src, m);
 	/* RDMA: the peer NIC's own address, so the probe takes that rail. */
 	snprintf(m->peer, sizeof(m->peer), "%s",
 		 s->c->transport == RCK_PROBE_TRANSPORT_RDMA && addr[0] ? addr : dst->cfg->addr);
