@@ -192,6 +192,15 @@ int wire_auth_client(int fd, const struct wire_proto *p, const uint8_t *key, siz
 int wire_auth_answer(const struct wire_proto *p, const uint8_t *key, size_t keylen,
 		     const uint8_t *chal, size_t chal_len, uint8_t *server_nonce, uint8_t *client_nonce,
 		     uint8_t *out, size_t cap, size_t *out_len);
+/* Server side in pieces: the CHALLENGE payload for a fresh *server_nonce;
+ * the check of an AUTH payload, giving the AUTH_OK payload. 0, -EBADMSG,
+ * -EACCES (wrong key), -EIO, -ENOBUFS. */
+int wire_auth_challenge(uint8_t *server_nonce, uint8_t *out, size_t cap, size_t *out_len);
+int wire_auth_check(const struct wire_proto *p, const uint8_t *key, size_t keylen,
+		    const uint8_t *server_nonce, const uint8_t *auth, size_t auth_len, uint8_t *out,
+		    size_t cap, size_t *out_len);
+/* The AUTH_FAIL payload. */
+size_t wire_auth_fail(uint8_t *out, size_t cap);
 int wire_auth_verify_ok(const struct wire_proto *p, const uint8_t *key, size_t keylen,
 			const uint8_t *server_nonce, const uint8_t *client_nonce,
 			const uint8_t *ok, size_t ok_len);

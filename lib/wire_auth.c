@@ -153,21 +153,60 @@ static int recv_type(int fd, struct wire_frame *f, uint64_t deadline, char *err,
 	return rc;
 }
 
+int wire_auth_challenge(uint8_t *server_nonce, uint8_t *out, size_t cap, size_t *out_len)
+{
+	struct wire_buf b = { .p = out, .cap = cap };
+
+	if (wire_random(server_nonce, WIRE_NONCE_LEN))
+		return -EIO;
+	wire_attr_put(&b, A_NONCE, server_nonce, WIRE_NONCE_LEN);
+	*out_len = b.len;
+	return b.bad ? -ENOBUFS : 0;
+}
+
+int wire_auth_check(const struct wire_proto *p, const uint8_t *key, size_t keylen,
+		    const uint8_t *server_nonce, const uint8_t *auth, size_t auth_len, uint8_t *out,
+		    size_t cap, size_t *out_len)
+{
+	uint8_t want[WIRE_MAC_LEN];
+	const uint8_t *cn, *mac;
+	struct wire_buf b = { .p = out, .cap = cap };
+
+	if (nonce_attr(auth, auth_len, A_NONCE, &cn) || nonce_attr(auth, auth_len, A_MAC, &mac))
+		return -EBADMSG;
+	if (wire_auth_mac(p, key, keylen, 'C', server_nonce, cn, want))
+		return -EIO;
+	if (CRYPTO_memcmp(want, mac, WIRE_MAC_LEN))
+		return -EACCES;
+	if (wire_auth_mac(p, key, keylen, 'S', cn, server_nonce, want))
+		return -EIO;
+	wire_attr_put(&b, A_MAC, want, sizeof(want));
+	*out_len = b.len;
+	return b.bad ? -ENOBUFS : 0;
+}
+
+size_t wire_auth_fail(uint8_t *out, size_t cap)
+{
+	static const char text[] = "authentication failed: wrong key";
+	struct wire_buf b = { .p = out, .cap = cap };
+
+	wire_attr_put(&b, A_TEXT, text, sizeof(text) - 1);
+	return b.bad ? 0 : b.len;
+}
+
 int wire_auth_server(int fd, const struct wire_proto *p, const uint8_t *key, size_t keylen,
 		     uint64_t deadline, char *err, size_t errlen)
 {
-	uint8_t sn[WIRE_NONCE_LEN], want[WIRE_MAC_LEN], out[64];
-	const uint8_t *cn, *mac;
-	struct wire_buf b = { .p = out, .cap = sizeof(out) };
+	uint8_t sn[WIRE_NONCE_LEN], out[64];
 	struct wire_frame f;
+	size_t len;
 	int rc;
 
-	if (wire_random(sn, sizeof(sn))) {
+	if (wire_auth_challenge(sn, out, sizeof(out), &len)) {
 		snprintf(err, errlen, "no random bytes for a nonce");
 		return -EIO;
 	}
-	wire_attr_put(&b, A_NONCE, sn, sizeof(sn));
-	rc = wire_send(fd, p, WIRE_T_CHALLENGE, out, b.len, deadline);
+	rc = wire_send(fd, p, WIRE_T_CHALLENGE, out, len, deadline);
 	if (rc) {
 		snprintf(err, errlen, "cannot send the challenge: %s", strerror(-rc));
 		return rc;
@@ -176,31 +215,20 @@ int wire_auth_server(int fd, const struct wire_proto *p, const uint8_t *key, siz
 	rc = recv_type(fd, &f, deadline, err, errlen);
 	if (rc)
 		goto out;
-	if (f.h.type != WIRE_T_AUTH || nonce_attr(f.payload, f.h.length, A_NONCE, &cn) ||
-	    nonce_attr(f.payload, f.h.length, A_MAC, &mac)) {
-		snprintf(err, errlen, "peer did not answer the challenge (frame type 0x%04x)", f.h.type);
-		rc = -EPROTO;
-		goto out;
-	}
-	if (wire_auth_mac(p, key, keylen, 'C', sn, cn, want)) {
-		rc = -EIO;
-		snprintf(err, errlen, "HMAC failed");
-		goto out;
-	}
-	if (CRYPTO_memcmp(want, mac, WIRE_MAC_LEN)) {
-		static const char text[] = "authentication failed: wrong key";
-
-		b.len = 0;
-		wire_attr_put(&b, A_TEXT, text, sizeof(text) - 1);
-		wire_send(fd, p, WIRE_T_AUTH_FAIL, out, b.len, deadline);
+	rc = f.h.type == WIRE_T_AUTH ? wire_auth_check(p, key, keylen, sn, f.payload, f.h.length, out,
+						       sizeof(out), &len)
+				     : -EBADMSG;
+	if (rc == -EACCES) {
+		wire_send(fd, p, WIRE_T_AUTH_FAIL, out, wire_auth_fail(out, sizeof(out)), deadline);
 		snprintf(err, errlen, "peer's key is wrong");
-		rc = -EACCES;
 		goto out;
 	}
-	wire_auth_mac(p, key, keylen, 'S', cn, sn, want);
-	b.len = 0;
-	wire_attr_put(&b, A_MAC, want, sizeof(want));
-	rc = wire_send(fd, p, WIRE_T_AUTH_OK, out, b.len, deadline);
+	if (rc) {
+		snprintf(err, errlen, "peer did not answer the challenge (frame type 0x%04x)", f.h.type);
+		rc = rc == -EBADMSG ? -EPROTO : rc;
+		goto out;
+	}
+	rc = wire_send(fd, p, WIRE_T_AUTH_OK, out, len, deadline);
 	if (rc)
 		snprintf(err, errlen, "cannot send the answer: %s", strerror(-rc));
 out:

@@ -102,6 +102,23 @@ assert all("refused our key" in h["unreachable"] for h in d["hosts"]), d["hosts"
 assert all(p["result"]["status"] == "unreachable" for p in d["probes"])' "$tmp/bad.json"
 check "a wrong key (from ROCECHECK_KEY_FILE): hosts unreachable, exit 3 ($rc)" $?
 
+# The probe listener with the same key file: right key, wrong key, none.
+port=$(free_port)
+"$rck" probe --listen --transport tcp --bind 127.0.0.1 --port "$port" --key-file "$tmp/key" \
+	--sessions 1 >/dev/null 2>"$tmp/psrv.err" &
+pids+=($!)
+sleep 0.3
+"$rck" probe 127.0.0.1 --port "$port" --transport tcp --key-file "$tmp/bad" --iters 10 >/dev/null 2>"$tmp/p.err"
+rc=$?
+[ $rc -eq 3 ] && grep -q "refused our key" "$tmp/p.err"
+check "probe with a wrong key: exit 3, refused ($rc: $(cat "$tmp/p.err"))" $?
+"$rck" probe 127.0.0.1 --port "$port" --transport tcp --iters 10 >/dev/null 2>"$tmp/p.err"
+rc=$?
+[ $rc -eq 3 ] && grep -q "wants a key" "$tmp/p.err"
+check "probe without a key against a keyed listener: exit 3 ($rc: $(cat "$tmp/p.err"))" $?
+"$rck" probe 127.0.0.1 --port "$port" --transport tcp --qps 2 --key-file "$tmp/key" --iters 50 >/dev/null 2>"$tmp/p.err"
+check "probe with the key, 2 TCP streams ($(cat "$tmp/p.err"))" $?
+
 # The systemd unit, with ExecStart pointing at this build.
 if command -v systemd-analyze >/dev/null; then
 	sed "s#/usr/sbin/rocecheck#$rck#" "$src/contrib/systemd/rocecheck-agent.service" \
