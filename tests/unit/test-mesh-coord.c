@@ -171,6 +171,85 @@ static void test_full_sweep(void **state)
 	rck_ctx_free(ctx);
 }
 
+/* The caller's rule: every probe out of NIC 0 is suspect. */
+static bool from_nic0(void *data, const struct rck_mesh *m, unsigned int cell)
+{
+	unsigned int src;
+
+	(*(unsigned int *)data)++;
+	rck_mesh_cell(m, cell, NULL, &src, NULL);
+	return src == 0;
+}
+
+static void test_retest(void **state)
+{
+	struct rck_ctx *ctx = new_ctx(3000);
+	unsigned int ports[N], asked = 0, retested = 0;
+	pid_t pids[N];
+	struct rck_mesh_config *c;
+	struct rck_mesh *m = NULL;
+
+	(void)state;
+	for (int i = 0; i < N; i++)
+		pids[i] = spawn_agent(KEY, &ports[i]);
+	c = config(ports, KEY, 0);
+	rck_mesh_config_set_suspect(c, from_nic0, &asked);
+	assert_int_equal(rck_mesh_run(ctx, c, &m), 0);
+	assert_int_equal(asked, 12); /* once per first attempt, never for a retest */
+	for (unsigned int i = 0; i < rck_mesh_cell_count(m); i++) {
+		struct rck_mesh_meas meas = { .size = sizeof(meas) };
+		unsigned int src;
+
+		rck_mesh_cell(m, i, NULL, &src, NULL);
+		assert_int_equal(rck_mesh_cell_attempts(m, i), src == 0 ? 2 : 1);
+		if (src == 0) {
+			assert_int_equal(rck_mesh_cell_meas(m, i, 1, &meas), 0);
+			assert_int_equal(meas.status, RCK_MESH_OK);
+			retested++;
+		}
+	}
+	assert_int_equal(retested, N - 1);
+	rck_mesh_free(m);
+	rck_mesh_config_free(c);
+	stop_agents(pids, N);
+	rck_ctx_free(ctx);
+}
+
+static void *cancel_later(void *arg)
+{
+	usleep(500000);
+	rck_mesh_cancel(arg);
+	return NULL;
+}
+
+/* Cancelled from another thread: returns soon, what did not run is skipped. */
+static void test_cancel(void **state)
+{
+	struct rck_ctx *ctx = new_ctx(3000);
+	unsigned int ports[N];
+	pid_t pids[N];
+	struct rck_mesh_config *c;
+	struct rck_mesh *m = NULL;
+	pthread_t t;
+	uint64_t t0;
+
+	(void)state;
+	for (int i = 0; i < N; i++)
+		pids[i] = spawn_agent(KEY, &ports[i]);
+	c = config(ports, KEY, 0.4);
+	pthread_create(&t, NULL, cancel_later, c);
+	t0 = wire_now_ns();
+	assert_int_equal(rck_mesh_run(ctx, c, &m), 0);
+	pthread_join(t, NULL);
+	assert_true(wire_now_ns() - t0 < 3000000000ull);
+	assert_int_equal(rck_mesh_cell_count(m), 12);
+	assert_true(count_status(m, RCK_MESH_SKIPPED) >= 1);
+	rck_mesh_free(m);
+	rck_mesh_config_free(c);
+	stop_agents(pids, N);
+	rck_ctx_free(ctx);
+}
+
 struct killer {
 	pid_t pid;
 };
@@ -428,6 +507,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_full_sweep),
+		cmocka_unit_test(test_retest),
+		cmocka_unit_test(test_cancel),
 		cmocka_unit_test(test_killed_mid_sweep),
 		cmocka_unit_test(test_wrong_key),
 		cmocka_unit_test(test_tokens),
