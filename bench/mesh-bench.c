@@ -77,6 +77,7 @@ static void sim_agents(const int *lfd, unsigned int n)
 	struct conn *c = calloc(n, sizeof(*c));
 	struct ag_msg *m = malloc(sizeof(*m));
 	uint8_t *buf = malloc(AG_MAX_PAYLOAD);
+	static uint8_t in[65536];
 	int ep = epoll_create1(0);
 
 	for (unsigned int i = 0; i < n; i++) {
@@ -101,17 +102,34 @@ static void sim_agents(const int *lfd, unsigned int n)
 				continue;
 			}
 			for (;;) {
-				int eof, rc = wire_frame_recv(&c[i].f, c[i].fd, &eof);
+				ssize_t got = recv(c[i].fd, in, sizeof(in), MSG_DONTWAIT);
+				size_t off = 0, used;
+				int rc = 0;
 
-				if (rc == 0)
+				if (got <= 0) {
+					if (got == 0 || (errno != EAGAIN && errno != EINTR)) {
+						close(c[i].fd);
+						c[i].fd = -1;
+						wire_frame_next(&c[i].f);
+					}
 					break;
-				if (rc < 0 || answer(c[i].fd, &c[i].f, m, buf)) {
+				}
+				while (off < (size_t)got && rc >= 0) {
+					rc = wire_frame_put(&c[i].f, in + off, (size_t)got - off, &used);
+					off += used;
+					if (rc == 1) {
+						rc = answer(c[i].fd, &c[i].f, m, buf);
+						wire_frame_next(&c[i].f);
+					} else if (rc == 0) {
+						break;
+					}
+				}
+				if (rc < 0) {
 					close(c[i].fd);
 					c[i].fd = -1;
 					wire_frame_next(&c[i].f);
 					break;
 				}
-				wire_frame_next(&c[i].f);
 			}
 		}
 	}

@@ -25,6 +25,7 @@
 
 #define SLICE_MS 50
 #define CLOSE_NS 200000000ull
+#define INBUF 65536
 
 enum hstate { H_CONNECTING, H_CHALLENGE, H_AUTH_OK, H_DESCRIBE, H_READY, H_DEAD };
 
@@ -79,6 +80,7 @@ struct sweep {
 	struct ag_msg *msg;    /* scratch */
 	uint8_t *buf;          /* scratch, AG_MAX_PAYLOAD */
 	int ep;                /* epoll: every connection, events by host index */
+	uint8_t *in;           /* INBUF bytes read at once from one connection */
 	uint32_t *dirty;       /* hosts with output queued since the last flush */
 	size_t n_dirty;
 };
@@ -598,7 +600,7 @@ static void flush_dirty(struct sweep *s)
 
 static void host_event(struct sweep *s, struct host *h, uint32_t ev)
 {
-	int rc, eof, err = 0;
+	int rc, err = 0;
 	socklen_t len = sizeof(err);
 
 	if (h->st == H_DEAD)
@@ -626,25 +628,44 @@ static void host_event(struct sweep *s, struct host *h, uint32_t ev)
 		arm(s, h);
 	if (!(ev & (EPOLLIN | EPOLLHUP | EPOLLERR)))
 		return;
-	/* Every whole frame waiting; a partial one stays for later. */
-	for (int k = 0; k < 64 && h->st != H_DEAD; k++) {
-		rc = wire_frame_recv(&h->fr, h->fd, &eof);
-		if (rc == 0)
-			break;
-		if (rc < 0) {
-			char why[200];
+	/* Whatever the socket holds, in one recv(): nothing but this protocol
+	 * follows on an agent connection, so frames may be read ahead. */
+	for (int k = 0; k < 16 && h->st != H_DEAD; k++) {
+		ssize_t n = recv(h->fd, s->in, INBUF, MSG_DONTWAIT);
+		size_t off = 0;
 
-			host_dead(s, h, "agent connection lost: %s",
-				  rc == -EPROTO || rc == -EPROTONOSUPPORT || rc == -EMSGSIZE
-					  ? wire_hdr_strerror(&ag_proto, &h->fr.h, rc, why, sizeof(why))
-					  : rc == -ECONNRESET ? "closed by the agent" : strerror(-rc));
-			break;
+		if (n == 0) {
+			host_dead(s, h, "agent connection lost: %s", "closed by the agent");
+			return;
 		}
-		if (h->st == H_READY)
-			sweep_frame(s, h, &h->fr);
-		else
-			handshake_frame(s, h, &h->fr);
-		wire_frame_next(&h->fr);
+		if (n < 0) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+				host_dead(s, h, "agent connection lost: %s", strerror(errno));
+			return;
+		}
+		while (off < (size_t)n && h->st != H_DEAD) {
+			size_t used;
+
+			rc = wire_frame_put(&h->fr, s->in + off, (size_t)n - off, &used);
+			off += used;
+			if (rc < 0) {
+				char why[200];
+
+				host_dead(s, h, "agent connection lost: %s",
+					  rc == -ENOMEM ? "out of memory"
+						       : wire_hdr_strerror(&ag_proto, &h->fr.h, rc, why, sizeof(why)));
+				return;
+			}
+			if (rc == 0)
+				break;
+			if (h->st == H_READY)
+				sweep_frame(s, h, &h->fr);
+			else
+				handshake_frame(s, h, &h->fr);
+			wire_frame_next(&h->fr);
+		}
+		if ((size_t)n < INBUF)
+			return;
 	}
 }
 
@@ -811,12 +832,13 @@ static int setup(struct sweep *s)
 {
 	s->h = calloc(s->n_h, sizeof(*s->h));
 	s->dirty = calloc(s->n_h, sizeof(*s->dirty));
+	s->in = malloc(INBUF);
 	s->ep = epoll_create1(EPOLL_CLOEXEC);
 	s->msg = malloc(sizeof(*s->msg));
 	s->buf = malloc(AG_MAX_PAYLOAD);
 	if (s->ep < 0)
 		return -errno;
-	if (!s->h || !s->dirty || !s->msg || !s->buf)
+	if (!s->h || !s->dirty || !s->msg || !s->buf || !s->in)
 		return -ENOMEM;
 	for (unsigned int i = 0; i < RCK_MESH_TEST_COUNT; i++)
 		if (s->c->tests & (1u << i))
@@ -858,6 +880,7 @@ static void teardown(struct sweep *s)
 	mesh_plan_free(s->plan);
 	free(s->h);
 	free(s->dirty);
+	free(s->in);
 	if (s->ep >= 0)
 		close(s->ep);
 	free(s->msg);
