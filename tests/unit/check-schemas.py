@@ -111,6 +111,15 @@ def mesh():
         yield "recorded sweep " + os.path.basename(fixture), fh.read()
 
 
+def analysis():
+    """Analysis reports of every verdict (tests/unit/analysis-examples)."""
+    exe = os.path.join(os.environ["ROCECHECK_BUILD_DIR"], "tests", "unit", "analysis-examples")
+    p = subprocess.run([exe], capture_output=True, text=True, timeout=120)
+    if p.returncode:
+        raise AssertionError(f"analysis-examples: exit {p.returncode}: {p.stderr.strip()}")
+    yield "analysis examples", p.stdout
+
+
 # schema file -> the outputs that must validate against it. A new -j
 # output adds its schema file and one line here.
 OUTPUTS = {
@@ -121,6 +130,7 @@ OUTPUTS = {
     "counters-delta.schema.json": counters_delta,
     "rocecap.schema.json": rocecap,
     "mesh.schema.json": mesh,
+    "analysis.schema.json": analysis,
 }
 
 
@@ -150,9 +160,9 @@ def main():
             print(f"FAIL: {f}: no outputs mapped to it in {os.path.basename(__file__)}")
             fails += 1
             continue
-        # The version member: "schema" ("rocecheck.NAME/N") or rocecap's "schema_version".
+        # The version member: "schema" ("rocecheck.NAME/N"), or the mesh's "version".
         props = schema.get("properties", {})
-        vkey = next((k for k in ("schema", "schema_version", "version") if k in props), "schema")
+        vkey = next((k for k in ("schema", "version") if k in props), "schema")
         version = props.get(vkey, {}).get("const")
         validator = cls(schema, format_checker=jsonschema.FormatChecker())
         count = 0

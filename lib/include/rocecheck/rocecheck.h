@@ -10,5 +10,6 @@
 #include <rocecheck/cap.h>
 #include <rocecheck/mesh.h>
 #include <rocecheck/agent.h>
+#include <rocecheck/analysis.h>
 
 #endif
