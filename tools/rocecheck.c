@@ -1,7 +1,5 @@
 /* rocecheck: RDMA fabric health from the command line. This file holds only
  * the command table; each command lives in its own cmd_*.c. */
-#include <string.h>
-
 #include "commands.h"
 
 static const struct cli_cmd commands[] = {
@@ -11,13 +9,16 @@ static const struct cli_cmd commands[] = {
 	  "counter snapshot, rates, or a saved comparison", counters_opts, .json = true },
 	{ "probe", cmd_probe, "--listen | HOST",
 	  "RDMA bandwidth and latency probe (server or client)", probe_opts, .json = true },
+	{ "agent", cmd_agent, "", "serve sweep coordinators on this host", agent_opts, .json = false },
+	{ "mesh", cmd_mesh, "--hosts LIST | --hostfile FILE",
+	  "probe every pair of hosts through their agents", mesh_opts, .json = true },
 	{ "help", cli_cmd_help, "[COMMAND]", "the usage, or a command's usage", NULL, .no_ctx = true },
 	{ 0 }
 };
 
 static const struct cli_tool rocecheck = {
 	.prog = "rocecheck",
-	.summary = "RDMA (RoCEv2) fabric health: inventory, counters, probes.",
+	.summary = "RDMA (RoCEv2) fabric health: inventory, counters, probes, sweeps.",
 	.man = "rocecheck(8)",
 	.globals = cli_std_globals,
 	.cmds = commands,

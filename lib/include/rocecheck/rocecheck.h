@@ -10,6 +10,7 @@
 #include <rocecheck/dcb.h>
 #include <rocecheck/cap.h>
 #include <rocecheck/mesh.h>
+#include <rocecheck/agent.h>
 #include <rocecheck/analysis.h>
 
 #endif
