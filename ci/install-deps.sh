@@ -11,12 +11,12 @@ SUDO=""
 build_pkgs=(
   build-essential meson ninja-build pkg-config
   libibverbs-dev librdmacm-dev libnl-3-dev libnl-route-3-dev libnl-genl-3-dev
-  libjansson-dev libpcap-dev lldpad-dev libcmocka-dev
+  libjansson-dev libpcap-dev lldpad-dev libcmocka-dev libssl-dev
 )
 # Tests: valgrind, the veth/netns tools, ethtool to compare against, clang
 # with its libFuzzer runtime for the fuzz suite, python3-jsonschema for the
 # JSON schemas, tshark (and its editcap) to compare rocecap against.
-test_pkgs=(valgrind iproute2 ethtool python3 jq clang libclang-rt-dev python3-jsonschema tshark)
+test_pkgs=(valgrind iproute2 ethtool python3 jq clang libclang-rt-dev python3-jsonschema tshark systemd)
 # Virtual fabric (rocelab): Debian's kernel with rdma_rxe, qemu, guest userland.
 lab_pkgs=(
   qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static kmod cpio

@@ -208,48 +208,16 @@ RCK_EXPORT int rck_snapshot_write_all(const struct rck_snapshot *snap, FILE *out
 	return write_snapshot(snap, out, fmt, false, all);
 }
 
+static int save_fn(FILE *f, const void *arg)
+{
+	return write_snapshot(arg, f, RCK_FORMAT_JSON_PRETTY, true, true);
+}
+
 RCK_EXPORT int rck_snapshot_save(const struct rck_snapshot *snap, const char *path)
 {
-	struct timespec ts;
-	char *tmp;
-	FILE *f = NULL;
-	int fd = -1, rc = 0;
-
 	if (!snap || !path || !*path)
 		return -EINVAL;
-	tmp = malloc(strlen(path) + 64);
-	if (!tmp)
-		return -ENOMEM;
-	/* A unique name beside the target, so rename() replaces it whole. */
-	for (int attempt = 0; fd < 0 && attempt < 16; attempt++) {
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		sprintf(tmp, "%s.tmp.%ld.%ld", path, (long)getpid(), (long)ts.tv_nsec + attempt);
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-		if (fd < 0 && errno != EEXIST)
-			break;
-	}
-	if (fd < 0) {
-		rc = -errno;
-		free(tmp);
-		return rc;
-	}
-	f = fdopen(fd, "w");
-	if (!f) {
-		rc = -errno;
-		close(fd);
-	} else {
-		rc = write_snapshot(snap, f, RCK_FORMAT_JSON_PRETTY, true, true);
-		if (!rc && fsync(fileno(f)))
-			rc = -errno;
-		if (fclose(f) && !rc)
-			rc = -errno;
-	}
-	if (!rc && rename(tmp, path))
-		rc = -errno;
-	if (rc)
-		unlink(tmp);
-	free(tmp);
-	return rc;
+	return rck_write_atomic(path, save_fn, snap);
 }
 
 /* ---- loading ---- */

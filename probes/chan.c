@@ -148,6 +148,9 @@ static int take_frame(struct pchan *c, uint16_t *type, union xq_msg *m, struct p
 	int rc = xq_decode(h.type, c->fr.payload, h.length, m);
 
 	pframe_next(&c->fr);
+	if (h.type == WIRE_T_CHALLENGE)
+		return perr_set(e, RCK_PROBE_PROTOCOL, -EACCES,
+				"%s wants a key: give the listener's --key-file", c->peer);
 	if (rc == -ENOMSG)
 		return perr_set(e, RCK_PROBE_PROTOCOL, -EBADMSG,
 				"%s sent a message of unknown type %u", c->peer, h.type);

@@ -26,6 +26,15 @@ static int connect_ctl(struct psess *s, const char *host, unsigned int port)
 		return perr_set(&s->err, perr_sock_status(rc), rc, "cannot connect to %s port %u: %s", host,
 				port, strerror(-rc));
 	psess_attach(s, fd);
+	if (s->key) {
+		char err[200];
+
+		rc = wire_auth_client(fd, &xq_proto, s->key, s->key_len, pclock_after_ms(s->timeout_ms), err,
+				      sizeof(err));
+		if (rc)
+			return perr_set(&s->err, rc == -ETIMEDOUT ? RCK_PROBE_TIMEOUT : RCK_PROBE_PROTOCOL, rc,
+					"%s port %u: %s", host, port, err);
+	}
 	return 0;
 }
 
@@ -109,6 +118,8 @@ RCK_EXPORT int rck_probe_run(struct rck_ctx *ctx, const char *host, const struct
 			rck_err(ctx, "probe: %s", why);
 		return rc;
 	}
+	s->key = s->tcp.key = o.key;
+	s->key_len = s->tcp.key_len = o.key_len;
 	if (run(s, host, &o) && s->ctl.fd >= 0)
 		pchan_send_error(&s->ctl, &s->err);
 	if (perr_failed(&s->err))

@@ -7,6 +7,13 @@
 
 #include "exchange.h"
 
+const struct wire_proto xq_proto = {
+	.magic = XQ_MAGIC,
+	.version = XQ_VERSION,
+	.max_payload = XQ_MAX_PAYLOAD,
+	.name = "probe",
+};
+
 struct wcur {
 	uint8_t *p;
 	size_t cap, len;
@@ -310,7 +317,6 @@ static int put_payload(enum xq_type type, const union xq_msg *m, struct wcur *w)
 int xq_encode(enum xq_type type, const union xq_msg *m, uint8_t *buf, size_t cap, size_t *len)
 {
 	struct wcur w = { .p = buf, .cap = cap, .len = XQ_HDR_LEN };
-	struct wcur h = { .p = buf, .cap = cap };
 	size_t payload;
 	int rc;
 
@@ -326,29 +332,14 @@ int xq_encode(enum xq_type type, const union xq_msg *m, uint8_t *buf, size_t cap
 	payload = w.len - XQ_HDR_LEN;
 	if (payload > XQ_MAX_PAYLOAD)
 		return -EINVAL;
-	put32(&h, XQ_MAGIC);
-	put16(&h, XQ_VERSION);
-	put16(&h, (uint16_t)type);
-	put32(&h, (uint32_t)payload);
+	wire_hdr_encode(buf, &xq_proto, (uint16_t)type, (uint32_t)payload);
 	*len = w.len;
 	return 0;
 }
 
 int xq_decode_hdr(const uint8_t *buf, struct xq_hdr *h)
 {
-	struct rcur r = { .p = buf, .len = XQ_HDR_LEN };
-
-	h->magic = get32(&r);
-	h->version = get16(&r);
-	h->type = get16(&r);
-	h->length = get32(&r);
-	if (h->magic != XQ_MAGIC)
-		return -EPROTO;
-	if (h->version != XQ_VERSION)
-		return -EPROTONOSUPPORT;
-	if (h->length > XQ_MAX_PAYLOAD)
-		return -EMSGSIZE;
-	return 0;
+	return wire_hdr_decode(&xq_proto, buf, h);
 }
 
 int xq_decode(uint16_t type, const uint8_t *p, size_t len, union xq_msg *m)

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "wire.h"
+
 /*
  * Every message: a 12-byte header, then `length` payload bytes.
  *   u32 magic "RCKP" | u16 version | u16 type | u32 length
@@ -17,7 +19,7 @@
  */
 #define XQ_MAGIC 0x52434b50u
 #define XQ_VERSION 1
-#define XQ_HDR_LEN 12
+#define XQ_HDR_LEN WIRE_HDR_LEN
 #define XQ_MAX_PAYLOAD 65536u
 #define XQ_MAX_QPS 256
 #define XQ_MAX_COUNTERS 128
@@ -39,12 +41,10 @@ enum xq_type {
 #define XQ_F_BIDIR 0x01
 #define XQ_F_CM 0x02
 
-struct xq_hdr {
-	uint32_t magic;
-	uint16_t version;
-	uint16_t type;
-	uint32_t length;
-};
+/* The probe protocol on the shared wire layer (lib/wire.h): its header is
+ * the wire header, its limits the protocol's. */
+extern const struct wire_proto xq_proto;
+#define xq_hdr wire_hdr
 
 /* The session parameters, as the client resolved them. */
 struct xq_params {

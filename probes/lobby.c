@@ -121,6 +121,15 @@ static void add(struct plobby *l, int fd, struct sockaddr_storage *sa, uint64_t 
 	c->fd = fd;
 	c->deadline = now + (uint64_t)l->hello_ms * 1000000u;
 	pframe_init(&c->fr);
+	if (l->key) {
+		uint8_t out[64];
+		size_t len;
+
+		/* A fresh connection's send buffer takes the challenge at once. */
+		if (wire_auth_challenge(c->nonce, out, sizeof(out), &len) ||
+		    wire_send(fd, &xq_proto, WIRE_T_CHALLENGE, out, len, pclock_ns() + 1000000ull))
+			c->deadline = now; /* dropped on the next round */
+	}
 	psock_unmap(sa);
 	psock_addr_str(sa, addr, sizeof(addr));
 	snprintf(c->peer, sizeof(c->peer), "client %s port %u", addr, psock_addr_port(sa));
@@ -202,6 +211,33 @@ static bool first_message(struct plobby *l, unsigned int i, int rc, bool busy)
 	return false;
 }
 
+/* With a key, a connection's first frame must be its answer to the
+ * challenge; nothing else of it is read before. */
+static void authenticate(struct plobby *l, unsigned int i, int rc)
+{
+	struct plobby_conn *c = &l->conn[i];
+	uint8_t out[64];
+	size_t len;
+
+	if (rc == 1 && c->fr.h.type == WIRE_T_AUTH)
+		rc = wire_auth_check(&xq_proto, l->key, l->key_len, c->nonce, c->fr.payload,
+				     c->fr.h.length, out, sizeof(out), &len);
+	else
+		rc = -EBADMSG;
+	if (rc == 0 && !wire_send(c->fd, &xq_proto, WIRE_T_AUTH_OK, out, len, pclock_ns() + 1000000ull)) {
+		c->authed = true;
+		pframe_next(&c->fr);
+		return;
+	}
+	if (rc == -EACCES) {
+		len = wire_auth_fail(out, sizeof(out));
+		(void)!wire_send(c->fd, &xq_proto, WIRE_T_AUTH_FAIL, out, len, pclock_ns() + 1000000ull);
+	}
+	rck_warn(l->ctx, "probe server: %s refused: %s", c->peer,
+		 rc == -EACCES ? "wrong key" : "no answer to the authentication challenge");
+	drop(l, i);
+}
+
 static bool header_refused(int rc)
 {
 	return rc == -EPROTO || rc == -EPROTONOSUPPORT || rc == -EMSGSIZE;
@@ -258,6 +294,10 @@ static int step(struct plobby *l, bool busy, uint64_t deadline, unsigned int *re
 		rc = pframe_recv(&l->conn[i].fr, l->conn[i].fd, &eof);
 		if (rc == 0)
 			continue;
+		if (l->key && !l->conn[i].authed) {
+			authenticate(l, i, rc);
+			continue;
+		}
 		if (rc == 1 || header_refused(rc)) {
 			if (first_message(l, i, rc, busy)) {
 				*ready = i;

@@ -19,6 +19,8 @@ struct plobby_conn {
 	uint64_t deadline;      /* for its first whole message */
 	struct pframe fr;
 	char peer[96];          /* "client 10.0.0.1 port 40000" */
+	bool authed;            /* with a key: it proved it */
+	uint8_t nonce[WIRE_NONCE_LEN]; /* the challenge it was sent */
 };
 
 /*
@@ -46,6 +48,8 @@ struct plobby {
 	int streams[2];         /* the thread -> the session: struct plobby_stream */
 	uint64_t cookie;        /* 0: no session takes streams (atomic) */
 	int fatal;              /* the thread's fatal accept error (read after join) */
+	const uint8_t *key;     /* NULL: no authentication; else every connection proves it first */
+	size_t key_len;
 };
 
 struct plobby_stream {

@@ -8,6 +8,7 @@
 
 #include "internal.h"
 #include "opts.h"
+#include "wire.h"
 #include "tcp.h"
 #include "verbs.h"
 
@@ -69,6 +70,10 @@ int popts_copy(const struct rck_probe_opts *in, struct rck_probe_opts *out, char
 				   sizeof(*out));
 	memcpy(out, in, in->size < sizeof(*out) ? in->size : sizeof(*out));
 	out->size = sizeof(*out);
+	if (out->key && (out->key_len < WIRE_KEY_MIN || out->key_len > WIRE_KEY_MAX))
+		return bad(err, len, "options: a key has %d to %d bytes", WIRE_KEY_MIN, WIRE_KEY_MAX);
+	if (!out->key)
+		out->key_len = 0;
 	return 0;
 }
 

@@ -10,6 +10,7 @@
 
 #include "clock.h"
 #include "internal.h"
+#include "rocecheck/agent.h"
 #include "lobby.h"
 #include "opts.h"
 #include "session.h"
@@ -24,6 +25,7 @@ struct rck_probe_server {
 	int gid_index;
 	struct plimits lim;
 	struct plobby lobby;
+	uint8_t key[RCK_KEY_MAX];
 };
 
 RCK_EXPORT int rck_probe_server_new(struct rck_ctx *ctx, const struct rck_probe_opts *opts,
@@ -62,6 +64,11 @@ RCK_EXPORT int rck_probe_server_new(struct rck_ctx *ctx, const struct rck_probe_
 		return rc;
 	}
 	rc = plobby_init(&srv->lobby, ctx, srv->lfd, lim.hello_ms);
+	if (!rc && o.key) {
+		memcpy(srv->key, o.key, o.key_len);
+		srv->lobby.key = srv->key;
+		srv->lobby.key_len = o.key_len;
+	}
 	if (rc) {
 		close(srv->lfd);
 		free(srv->device);

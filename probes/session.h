@@ -46,6 +46,8 @@ struct psess {
 	struct xq_counters my_ctr, their_ctr;
 	struct xq_endpoint remote;
 	union xq_msg msg;               /* scratch for the control messages */
+	const uint8_t *key;             /* client: the key to prove (borrowed), NULL: none */
+	size_t key_len;
 };
 
 /* Returns 0 or -ENOMEM; *out is freed with psess_free(). */

@@ -96,6 +96,13 @@ int ptcp_client_attach(struct ptcp *t, const struct sockaddr_storage *srv, const
 			return perr_set(e, perr_sock_status(rc), rc, "cannot open TCP stream %u: %s", i,
 					strerror(-rc));
 		set_tos(t->fd[i], p);
+		if (t->key) {
+			char err[200];
+
+			rc = wire_auth_client(t->fd[i], &xq_proto, t->key, t->key_len, deadline, err, sizeof(err));
+			if (rc)
+				return perr_set(e, RCK_PROBE_PROTOCOL, rc, "TCP stream %u: %s", i, err);
+		}
 		m.attach.cookie = cookie;
 		m.attach.index = (uint16_t)i;
 		if (xq_encode(XQ_ATTACH, &m, msg, sizeof(msg), &len) ||

@@ -22,6 +22,8 @@ struct ptcp {
 	uint32_t size;
 	unsigned int timeout_ms;
 	uint64_t end_by;        /* server: the run ends by then whatever the peer does (0: no limit) */
+	const uint8_t *key;     /* client: every stream proves it before ATTACH (NULL: none) */
+	size_t key_len;
 };
 
 void ptcp_init(struct ptcp *t, unsigned int timeout_ms);

@@ -16,7 +16,7 @@ enum {
 	OPT_LISTEN = 256, OPT_BIND, OPT_SESSIONS, OPT_IDLE, OPT_TEST, OPT_BIDIR, OPT_SIZE, OPT_QPS,
 	OPT_DEPTH, OPT_DURATION, OPT_ITERS, OPT_WARMUP, OPT_TCLASS, OPT_SL, OPT_MTU, OPT_GID,
 	OPT_FLOW, OPT_SPORT, OPT_WINDOW, OPT_CM, OPT_TRANSPORT, OPT_MAX_SIZE, OPT_MAX_QPS,
-	OPT_MAX_DURATION, OPT_HELLO,
+	OPT_MAX_DURATION, OPT_HELLO, OPT_KEY,
 };
 
 /* Value checks beyond the syntax are the library's (rck_probe_opts_validate). */
@@ -48,6 +48,7 @@ const struct cli_opt probe_opts[] = {
 	{ OPT_WINDOW, 0, "window", "S", "window of the worst-window bandwidth (default 0.1)" },
 	{ OPT_CM, 0, "cm", NULL, "connect the QPs through rdma_cm" },
 	{ OPT_TRANSPORT, 0, "transport", "rdma|tcp", "RC QPs, or TCP where there is no RDMA" },
+	{ OPT_KEY, 0, "key-file", "FILE", "shared key: the listener challenges, the client proves it" },
 	{ 0 }
 };
 
@@ -126,6 +127,8 @@ struct probe_args {
 	unsigned long sessions;
 	double idle_s;
 	const char *host;
+	const char *key_file;
+	uint8_t key[RCK_KEY_MAX];
 };
 
 /* A value whose syntax is wrong; the ranges are the library's to tell. */
@@ -282,6 +285,9 @@ static int probe_opt(struct cli *cli, void *data, int c, const char *arg)
 	case OPT_CM:
 		a->o.cm = true;
 		return 0;
+	case OPT_KEY:
+		a->key_file = arg;
+		return 0;
 	case OPT_TRANSPORT:
 		for (int t = 0; rck_probe_transport_name(t); t++) {
 			if (!strcmp(arg, rck_probe_transport_name(t))) {
@@ -386,6 +392,14 @@ int cmd_probe(struct cli *cli, int argc, char **argv)
 	rc = cli_parse(cli, argc, argv, probe_opt, &a);
 	if (rc != CLI_CONTINUE)
 		return rc;
+	if (a.key_file) {
+		rc = rck_key_load(a.key_file, a.key, sizeof(a.key), &a.o.key_len, why, sizeof(why));
+		if (rc) {
+			cli_msg(cli, "%s", why);
+			return EXIT_FAIL;
+		}
+		a.o.key = a.key;
+	}
 	if (a.listen) {
 		if (cli->nargs)
 			return cli_usage_err(cli, "--listen takes no host ('%s')", cli->args[0]);

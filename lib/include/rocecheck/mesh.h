@@ -11,6 +11,7 @@
 #include <rocecheck/context.h>
 #include <rocecheck/counters.h>
 #include <rocecheck/inventory.h>
+#include <rocecheck/probe.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -273,6 +274,87 @@ int rck_mesh_write(const struct rck_mesh *m, FILE *out, enum rck_format fmt);
 int rck_mesh_load_buf(struct rck_ctx *ctx, const char *buf, size_t len, const char *name,
 		      struct rck_mesh **out);
 int rck_mesh_load(struct rck_ctx *ctx, const char *path, struct rck_mesh **out);
+
+/* ---- sweeps: the coordinator ---- */
+
+/**
+ * How a sweep runs: the hosts and how to reach their agents, the plan
+ * (pattern, rails), the probes, the limits and the callbacks. Opaque;
+ * setters copy what they are given.
+ */
+struct rck_mesh_config;
+
+/** Progress of a running sweep, for the progress callback. */
+struct rck_mesh_progress {
+	size_t size;            /**< sizeof(struct rck_mesh_progress) */
+	unsigned int done;      /**< probes finished (each test of each pair) */
+	unsigned int total;     /**< probes planned */
+	unsigned int hosts_down;/**< hosts found unreachable so far */
+	double elapsed_s;
+	double eta_s;           /**< estimate of the time left, NaN before the first probe */
+};
+
+/** Called on the sweep's thread after each finished probe; @p valid for the call. */
+typedef void (*rck_mesh_progress_fn)(void *data, const struct rck_mesh_progress *p);
+/** The caller's rule: is the just-recorded cell @cell of @m (its first
+ * attempt) suspect, to be probed again alone at the end? */
+typedef bool (*rck_mesh_suspect_fn)(void *data, const struct rck_mesh *m, unsigned int cell);
+
+/** Defaults: pattern full, rails same, test bw, RDMA transport, 65536-byte
+ * messages, 1000 iterations, no total deadline. 0 or -ENOMEM. */
+int rck_mesh_config_new(struct rck_mesh_config **out);
+void rck_mesh_config_free(struct rck_mesh_config *c);
+/**
+ * Add a host: @name as the result names it, its agent at @addr (NULL:
+ * @name) port @port (0: RCK_AGENT_DEFAULT_PORT of rocecheck/agent.h),
+ * authenticated with @token (@token_len bytes, a launcher's per-host token)
+ * or, when @token is NULL, with the config's key. Returns 0, -EEXIST,
+ * -EINVAL, -ENOMEM.
+ */
+int rck_mesh_config_add_host(struct rck_mesh_config *c, const char *name, const char *addr,
+			     unsigned int port, const uint8_t *token, size_t token_len);
+/** The shared key (see rck_key_load()); without one, agents are asked
+ * without authentication. 0 or -EINVAL. */
+int rck_mesh_config_set_key(struct rck_mesh_config *c, const uint8_t *key, size_t len);
+/**
+ * "full", "quick", "incast:K" or "pairs"; for "pairs", @pairs holds the
+ * pairs file's text (@len bytes, @name names it in messages), one "SRC DST"
+ * per line. Returns 0, -EINVAL, -ENOMEM.
+ */
+int rck_mesh_config_set_pattern(struct rck_mesh_config *c, const char *pattern, const char *pairs,
+				size_t len, const char *name);
+/** "same", "all" or "device:NAME". 0, -EINVAL, -ENOMEM. */
+int rck_mesh_config_set_rails(struct rck_mesh_config *c, const char *rails);
+/** Tests to run on every pair, a bit mask of 1 << enum rck_mesh_test. 0, -EINVAL. */
+int rck_mesh_config_set_tests(struct rck_mesh_config *c, unsigned int mask);
+/** Probe transport, message size (0: the test's default), and either
+ * @iters messages or @duration_s seconds (0: iters). 0 or -EINVAL. */
+int rck_mesh_config_set_probe(struct rck_mesh_config *c, enum rck_probe_transport transport,
+			      uint32_t size, uint64_t iters, double duration_s);
+/** Deadline of the whole sweep in seconds (0: none): probes not run by
+ * then are recorded skipped. 0 or -EINVAL. */
+int rck_mesh_config_set_deadline(struct rck_mesh_config *c, double seconds);
+void rck_mesh_config_set_progress(struct rck_mesh_config *c, rck_mesh_progress_fn fn, void *data);
+void rck_mesh_config_set_suspect(struct rck_mesh_config *c, rck_mesh_suspect_fn fn, void *data);
+/** Stop a running rck_mesh_run() soon: what has not run is recorded
+ * skipped, "cancelled". Thread-safe and async-signal-safe. */
+void rck_mesh_cancel(struct rck_mesh_config *c);
+
+/**
+ * Run the sweep: connect to every agent at once, authenticate, describe
+ * each host (its NICs; with the TCP transport one pseudo NIC "tcp" port 1
+ * per host), build the plan, and run it event-driven: a pair's probe
+ * starts as soon as both NICs are free. All connections are multiplexed on
+ * the calling thread. A host that does not answer within the context's
+ * timeout, or whose agent goes away or stops answering mid-sweep, is
+ * marked unreachable and every probe left with it recorded so; the rest
+ * goes on. Every probe records both ends' counter deltas. Suspect cells
+ * (the suspect callback) are probed again alone at the end. The caller
+ * owns *out. Returns 0 with a result whatever the probes' outcomes,
+ * -EINVAL (no hosts, fewer than 2, a plan error: logged), -ENOMEM.
+ * Not thread-safe on one config, except rck_mesh_cancel().
+ */
+int rck_mesh_run(struct rck_ctx *ctx, struct rck_mesh_config *c, struct rck_mesh **out);
 
 #ifdef __cplusplus
 }

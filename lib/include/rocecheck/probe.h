@@ -102,6 +102,11 @@ struct rck_probe_opts {
 	unsigned int max_qps;    /**< server: QPs (TCP streams) one session may use, default RCK_PROBE_DEFAULT_MAX_QPS */
 	double max_duration_s;   /**< server: longest measurement, in seconds, also of one counted in messages (default RCK_PROBE_DEFAULT_MAX_DURATION_S) */
 	double hello_s;          /**< server: seconds a new connection has to send its HELLO (default RCK_PROBE_DEFAULT_HELLO_S) */
+	/* Authentication (0.2): with a key, the server challenges every
+	 * connection before it reads anything else (HMAC-SHA256 over both
+	 * sides' nonces) and the client must prove the same key. */
+	const uint8_t *key;      /**< shared key (RCK_KEY_MIN..RCK_KEY_MAX bytes, rocecheck/agent.h), NULL: none */
+	size_t key_len;
 };
 
 /** Fill @opts with the defaults and set opts->size. */

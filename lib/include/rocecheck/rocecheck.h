@@ -7,9 +7,11 @@
 #include <rocecheck/inventory.h>
 #include <rocecheck/counters.h>
 #include <rocecheck/probe.h>
+#include <rocecheck/dcb.h>
 #include <rocecheck/cap.h>
 #include <rocecheck/launch.h>
 #include <rocecheck/mesh.h>
+#include <rocecheck/agent.h>
 #include <rocecheck/analysis.h>
 
 #endif

@@ -1,0 +1,84 @@
+/* librocecheck agent: the per-host server a sweep coordinator talks to
+ * (`rocecheck agent`), and the key files both sides authenticate with. */
+#ifndef ROCECHECK_AGENT_H
+#define ROCECHECK_AGENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rocecheck/context.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Default TCP port of the agent. */
+#define RCK_AGENT_DEFAULT_PORT 18530
+/** Shortest and longest key (bytes). */
+#define RCK_KEY_MIN 16
+#define RCK_KEY_MAX 1024
+
+/**
+ * Read the key file @path into @key (@cap bytes, at least RCK_KEY_MAX):
+ * a regular file owned by the effective user and not readable or
+ * writable by group or others, RCK_KEY_MIN..RCK_KEY_MAX bytes after
+ * trailing white space is cut. *len gets the key's length. On error @err
+ * (may be NULL) gets one line naming the file and what is wrong. Returns
+ * 0, -EPERM (owner or mode), -EINVAL (size, not a regular file), -errno.
+ * Thread-safe.
+ */
+int rck_key_load(const char *path, uint8_t *key, size_t cap, size_t *len, char *err,
+		 size_t errlen);
+
+/**
+ * Agent options. Initialise with rck_agent_opts_init(); @size as in
+ * struct rck_probe_opts. Strings and the key are copied by rck_agent_new().
+ */
+struct rck_agent_opts {
+	size_t size;
+	const char *bind_addr;   /**< NULL: any */
+	unsigned int port;       /**< 0: a free one (see rck_agent_port()) */
+	const uint8_t *key;      /**< the shared key or a launcher's token; NULL: no authentication */
+	size_t key_len;
+	double idle_s;           /**< a session without requests ends after this (default 60) */
+	double request_s;        /**< a request must arrive whole within this once begun (default 10) */
+	uint64_t max_probe_size; /**< bytes per message a probe may ask for (default 64 MiB) */
+	double max_probe_s;      /**< longest probe a request may ask for (default 60) */
+	unsigned int max_probes; /**< probes one session may run at once (default 16) */
+};
+
+void rck_agent_opts_init(struct rck_agent_opts *o);
+
+/** Opaque agent. */
+struct rck_agent;
+
+/**
+ * Listen. The caller owns *out (rck_agent_free()). Returns 0, -EINVAL (an
+ * option out of range, logged), -EADDRINUSE, -ENOMEM, -errno.
+ */
+int rck_agent_new(struct rck_ctx *ctx, const struct rck_agent_opts *o, struct rck_agent **out);
+void rck_agent_free(struct rck_agent *a);
+unsigned int rck_agent_port(const struct rck_agent *a);
+
+/**
+ * Wait up to @wait_ms (-1: no limit) for a coordinator, authenticate it
+ * (before anything else it sends is parsed) and serve its session to the
+ * end: its CLOSE, its going away, malformed input (logged with the reason
+ * at LOG_WARNING), or idle_s without a request. Meanwhile any further
+ * connection gets an error saying the agent is busy. Returns 0 when a
+ * session ran (whatever its end), -EACCES when the peer failed to
+ * authenticate (logged), -ETIMEDOUT when nobody came, -EINTR after
+ * rck_agent_stop(), -errno when the listener failed.
+ */
+int rck_agent_serve(struct rck_agent *a, int wait_ms);
+
+/** Make a running or the next rck_agent_serve() return -EINTR soon (within
+ * 100 ms). Async-signal-safe and thread-safe. */
+void rck_agent_stop(struct rck_agent *a);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,458 @@
+/* The agent: one authenticated coordinator session at a time over the agent
+ * protocol; probes run in worker threads, every other request inline. */
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "rocecheck/agent.h"
+#include "rocecheck/mesh.h"
+#include "rocecheck/probe.h"
+
+#include "../probes/sock.h"
+#include "agent_proto.h"
+#include "agent_srv.h"
+
+#define SLICE_MS 100
+#define BUSY_SEND_NS 200000000ull
+#define MAX_PROBES_CAP 256
+
+struct rck_agent {
+	struct rck_ctx *ctx;
+	struct rck_agent_opts o;
+	uint8_t key[RCK_KEY_MAX];
+	size_t key_len;
+	char *bind_addr;
+	int lfd;
+	unsigned int port;
+	volatile sig_atomic_t stop;
+};
+
+struct worker {
+	pthread_t t;
+	bool used;
+	atomic_bool done;
+	struct session *s;
+	struct ag_msg req;
+};
+
+struct session {
+	struct rck_agent *a;
+	int fd;
+	char peer[80];
+	pthread_mutex_t wlock;
+	struct worker *w;
+	unsigned int n_w;
+	struct ag_msg *msg; /* scratch of the main thread */
+	uint8_t *out;       /* scratch of the main thread's replies */
+};
+
+RCK_EXPORT int rck_key_load(const char *path, uint8_t *key, size_t cap, size_t *len, char *err,
+			    size_t errlen)
+{
+	char dummy[1];
+
+	if (!path || !key || !len || cap < RCK_KEY_MAX)
+		return -EINVAL;
+	if (!err) {
+		err = dummy;
+		errlen = sizeof(dummy);
+	}
+	return wire_key_load(path, key, len, err, errlen);
+}
+
+RCK_EXPORT void rck_agent_opts_init(struct rck_agent_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->size = sizeof(*o);
+	o->port = RCK_AGENT_DEFAULT_PORT;
+	o->idle_s = 60;
+	o->request_s = 10;
+	o->max_probe_size = 64ull << 20;
+	o->max_probe_s = 60;
+	o->max_probes = 16;
+}
+
+RCK_EXPORT int rck_agent_new(struct rck_ctx *ctx, const struct rck_agent_opts *o,
+			     struct rck_agent **out)
+{
+	struct rck_agent *a;
+	int rc;
+
+	if (!ctx || !o || !out || o->size < sizeof(*o))
+		return -EINVAL;
+	if (o->port > 65535 || !(o->idle_s > 0) || !(o->request_s > 0) || !(o->max_probe_s > 0) ||
+	    o->max_probes == 0 || o->max_probes > MAX_PROBES_CAP ||
+	    (o->key && (o->key_len < RCK_KEY_MIN || o->key_len > RCK_KEY_MAX))) {
+		rck_err(ctx, "agent: an option is out of range (port, times, max_probes 1..%d, key %d..%d bytes)",
+			MAX_PROBES_CAP, RCK_KEY_MIN, RCK_KEY_MAX);
+		return -EINVAL;
+	}
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	a->ctx = ctx;
+	a->o = *o;
+	a->lfd = -1;
+	if (o->key) {
+		memcpy(a->key, o->key, o->key_len);
+		a->key_len = o->key_len;
+	}
+	a->o.key = NULL;
+	if (o->bind_addr && !(a->bind_addr = strdup(o->bind_addr))) {
+		free(a);
+		return -ENOMEM;
+	}
+	a->o.bind_addr = a->bind_addr;
+	rc = psock_listen(a->bind_addr, o->port, &a->lfd, &a->port);
+	if (rc) {
+		rck_err(ctx, "agent: cannot listen on %s port %u: %s", o->bind_addr ? o->bind_addr : "*",
+			o->port, strerror(-rc));
+		rck_agent_free(a);
+		return rc;
+	}
+	*out = a;
+	return 0;
+}
+
+RCK_EXPORT void rck_agent_free(struct rck_agent *a)
+{
+	if (!a)
+		return;
+	if (a->lfd >= 0)
+		close(a->lfd);
+	memset(a->key, 0, sizeof(a->key));
+	free(a->bind_addr);
+	free(a);
+}
+
+RCK_EXPORT unsigned int rck_agent_port(const struct rck_agent *a)
+{
+	return a ? a->port : 0;
+}
+
+RCK_EXPORT void rck_agent_stop(struct rck_agent *a)
+{
+	if (a)
+		a->stop = 1;
+}
+
+/* Send one reply; workers and the main thread share the socket. */
+static int reply(struct session *s, const struct ag_msg *m, uint8_t *buf)
+{
+	size_t len;
+	int rc = ag_encode(m, buf, AG_MAX_PAYLOAD, &len);
+
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&s->wlock);
+	rc = wire_send(s->fd, &ag_proto, m->type, buf, len,
+		       wire_now_ns() + (uint64_t)(s->a->o.request_s * 1e9));
+	pthread_mutex_unlock(&s->wlock);
+	return rc;
+}
+
+static int reply_error(struct session *s, uint32_t id, uint32_t status, const char *text)
+{
+	struct ag_msg *m = s->msg;
+
+	memset(m, 0, sizeof(*m));
+	m->type = AG_ERROR;
+	m->id = id;
+	m->status = status;
+	snprintf(m->text, sizeof(m->text), "%s", text);
+	return reply(s, m, s->out);
+}
+
+struct wsend {
+	struct session *s;
+	uint8_t *buf;
+};
+
+static int worker_send(void *arg, const struct ag_msg *m)
+{
+	struct wsend *ws = arg;
+
+	return reply(ws->s, m, ws->buf);
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct ag_msg *m = malloc(sizeof(*m));
+	struct wsend ws = { .s = w->s, .buf = malloc(AG_MAX_PAYLOAD) };
+
+	if (m && ws.buf) {
+		if (w->req.type == AG_RUN)
+			agent_run_probe(w->s->a->ctx, &w->req, m, worker_send, &ws);
+		else
+			agent_serve_probe(w->s->a->ctx, &w->req, &w->s->a->o, m, worker_send, &ws);
+	}
+	free(m);
+	free(ws.buf);
+	atomic_store(&w->done, true);
+	return NULL;
+}
+
+static void reap(struct session *s, bool all)
+{
+	for (unsigned int i = 0; i < s->n_w; i++) {
+		struct worker *w = &s->w[i];
+
+		if (w->used && (all || atomic_load(&w->done))) {
+			pthread_join(w->t, NULL);
+			w->used = false;
+		}
+	}
+}
+
+static unsigned int running(const struct session *s)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < s->n_w; i++)
+		n += s->w[i].used;
+	return n;
+}
+
+static int start_worker(struct session *s, const struct ag_msg *req)
+{
+	char why[200];
+	int rc = agent_check_probe(req, &s->a->o, why, sizeof(why));
+
+	if (rc)
+		return reply_error(s, req->id, AG_ERR_LIMIT, why);
+	reap(s, false);
+	for (unsigned int i = 0; i < s->n_w; i++) {
+		struct worker *w = &s->w[i];
+
+		if (w->used)
+			continue;
+		w->req = *req;
+		w->s = s;
+		atomic_store(&w->done, false);
+		if (pthread_create(&w->t, NULL, worker_main, w))
+			return reply_error(s, req->id, RCK_PROBE_SYSTEM, "cannot start a thread");
+		w->used = true;
+		return 0;
+	}
+	snprintf(why, sizeof(why), "%u probes already run in this session, the limit", s->n_w);
+	return reply_error(s, req->id, AG_ERR_LIMIT, why);
+}
+
+/* One whole request. Returns 0 to go on, 1 after CLOSE, -EBADMSG (logged). */
+static int handle(struct session *s, const struct wire_frame *f)
+{
+	struct ag_msg *m = s->msg;
+	struct ag_msg *req;
+	int rc = ag_decode(f->h.type, f->payload, f->h.length, m);
+
+	if (rc || f->h.type == AG_ERROR || f->h.type == AG_HOST || f->h.type == AG_COUNTERS ||
+	    f->h.type == AG_SERVING || f->h.type == AG_SERVED || f->h.type == AG_RESULT) {
+		rck_warn(s->a->ctx, "agent: %s: %s %s request (type %u), closing", s->peer,
+			 rc ? "malformed" : "unexpected", ag_type_name(f->h.type), f->h.type);
+		return -EBADMSG;
+	}
+	switch (f->h.type) {
+	case AG_CLOSE:
+		return 1;
+	case AG_DESCRIBE: {
+		uint32_t id = m->id;
+
+		rc = agent_describe(s->a->ctx, m);
+		m->id = id;
+		if (rc) {
+			char why[120];
+
+			snprintf(why, sizeof(why), "cannot read the inventory: %s", strerror(-rc));
+			return reply_error(s, id, RCK_PROBE_SYSTEM, why) ? -EPIPE : 0;
+		}
+		return reply(s, m, s->out) ? -EPIPE : 0;
+	}
+	case AG_SNAPSHOT:
+		req = malloc(sizeof(*req));
+		if (!req)
+			return -ENOMEM;
+		*req = *m;
+		agent_snapshot(s->a->ctx, req, m);
+		free(req);
+		return reply(s, m, s->out) ? -EPIPE : 0;
+	default: /* SERVE, RUN */
+		req = malloc(sizeof(*req));
+		if (!req)
+			return -ENOMEM;
+		*req = *m;
+		rc = start_worker(s, req);
+		free(req);
+		return rc ? -EPIPE : 0;
+	}
+}
+
+/* Answer a connection that came while a session runs, and close it. */
+static void refuse_busy(struct session *s)
+{
+	int fd = accept4(s->a->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	uint8_t buf[AG_TEXT_MAX + 64];
+	struct ag_msg *m;
+	size_t len;
+
+	if (fd < 0)
+		return;
+	m = calloc(1, sizeof(*m));
+	if (m) {
+		m->type = AG_ERROR;
+		m->status = AG_ERR_BUSY;
+		snprintf(m->text, sizeof(m->text), "agent busy: serving a coordinator at %s", s->peer);
+		if (!ag_encode(m, buf, sizeof(buf), &len))
+			wire_send(fd, &ag_proto, AG_ERROR, buf, len, wire_now_ns() + BUSY_SEND_NS);
+		free(m);
+	}
+	close(fd);
+}
+
+static void session_loop(struct session *s)
+{
+	const struct rck_agent_opts *o = &s->a->o;
+	uint64_t last = wire_now_ns(), begun = 0;
+	struct wire_frame f;
+	char why[200];
+
+	wire_frame_init(&f, &ag_proto);
+	while (!s->a->stop) {
+		struct pollfd p[2] = { { .fd = s->fd, .events = POLLIN },
+				       { .fd = s->a->lfd, .events = POLLIN } };
+		uint64_t now;
+		int rc, eof;
+
+		reap(s, false);
+		if (poll(p, 2, SLICE_MS) < 0 && errno != EINTR)
+			break;
+		now = wire_now_ns();
+		if (p[1].revents & POLLIN)
+			refuse_busy(s);
+		if (p[0].revents) {
+			rc = wire_frame_recv(&f, s->fd, &eof);
+			if (rc == 1) {
+				rc = handle(s, &f);
+				wire_frame_next(&f);
+				begun = 0;
+				last = now;
+				if (rc)
+					break;
+			} else if (rc < 0) {
+				if (!eof)
+					rck_warn(s->a->ctx, "agent: %s: %s, closing", s->peer,
+						 rc == -ECONNRESET ? "connection closed inside a request"
+						 : rc == -EPROTO || rc == -EPROTONOSUPPORT || rc == -EMSGSIZE
+							 ? wire_hdr_strerror(&ag_proto, &f.h, rc, why, sizeof(why))
+							 : strerror(-rc));
+				break;
+			} else if (f.got && !begun) {
+				begun = now;
+			}
+		}
+		if (begun && now - begun > (uint64_t)(o->request_s * 1e9)) {
+			rck_warn(s->a->ctx, "agent: %s: request not whole within %.1f s, closing", s->peer,
+				 o->request_s);
+			break;
+		}
+		if (running(s))
+			last = now;
+		else if (now - last > (uint64_t)(o->idle_s * 1e9)) {
+			rck_info(s->a->ctx, "agent: %s: idle for %.0f s, closing", s->peer, o->idle_s);
+			break;
+		}
+	}
+	/* Workers end within their probes' deadlines; they may still reply. */
+	reap(s, true);
+	wire_frame_free(&f);
+}
+
+static int accept_one(struct rck_agent *a, int wait_ms, int *fd)
+{
+	uint64_t deadline = wait_ms < 0 ? UINT64_MAX : wire_now_ns() + (uint64_t)wait_ms * 1000000ull;
+
+	for (;;) {
+		struct pollfd p = { .fd = a->lfd, .events = POLLIN };
+		uint64_t now = wire_now_ns();
+		int rc;
+
+		if (a->stop)
+			return -EINTR;
+		if (now >= deadline)
+			return -ETIMEDOUT;
+		rc = poll(&p, 1, deadline - now < SLICE_MS * 1000000ull ? (int)((deadline - now) / 1000000) : SLICE_MS);
+		if (rc < 0 && errno != EINTR)
+			return -errno;
+		if (rc <= 0)
+			continue;
+		*fd = accept4(a->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (*fd >= 0) {
+			int one = 1;
+
+			setsockopt(*fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+			return 0;
+		}
+		if (errno == EMFILE || errno == ENFILE || errno == ENOMEM || errno == ENOBUFS) {
+			rck_warn(a->ctx, "agent: accept: %s", strerror(errno));
+			usleep(SLICE_MS * 1000);
+		}
+	}
+}
+
+RCK_EXPORT int rck_agent_serve(struct rck_agent *a, int wait_ms)
+{
+	struct session s = { .a = a };
+	struct sockaddr_storage sa;
+	char err[200];
+	int rc;
+
+	if (!a)
+		return -EINVAL;
+	rc = accept_one(a, wait_ms, &s.fd);
+	if (rc)
+		return rc;
+	if (!psock_peer(s.fd, &sa)) {
+		char addr[64];
+
+		psock_unmap(&sa);
+		psock_addr_str(&sa, addr, sizeof(addr));
+		snprintf(s.peer, sizeof(s.peer), "%s port %u", addr, psock_addr_port(&sa));
+	}
+	if (a->key_len) {
+		rc = wire_auth_server(s.fd, &ag_proto, a->key, a->key_len,
+				      wire_now_ns() + (uint64_t)(a->o.request_s * 1e9), err, sizeof(err));
+		if (rc) {
+			rck_warn(a->ctx, "agent: %s: authentication failed: %s", s.peer, err);
+			close(s.fd);
+			return -EACCES;
+		}
+	}
+	s.n_w = a->o.max_probes;
+	s.w = calloc(s.n_w, sizeof(*s.w));
+	s.msg = malloc(sizeof(*s.msg));
+	s.out = malloc(AG_MAX_PAYLOAD);
+	if (!s.w || !s.msg || !s.out) {
+		rc = -ENOMEM;
+	} else {
+		pthread_mutex_init(&s.wlock, NULL);
+		rck_info(a->ctx, "agent: session of %s", s.peer);
+		session_loop(&s);
+		pthread_mutex_destroy(&s.wlock);
+	}
+	close(s.fd);
+	free(s.w);
+	free(s.msg);
+	free(s.out);
+	return rc;
+}

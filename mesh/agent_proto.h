@@ -1,0 +1,90 @@
+/* The agent protocol between a coordinator and `rocecheck agent`: message
+ * bodies as netlink-style attributes on the shared wire layer, pure
+ * encode/decode without I/O. */
+#ifndef RCK_MESH_AGENT_PROTO_H
+#define RCK_MESH_AGENT_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wire.h"
+
+#define AG_MAGIC 0x52434b41u /* "RCKA" */
+#define AG_VERSION 1
+#define AG_MAX_PAYLOAD (256u * 1024)
+#define AG_MAX_NICS 64
+#define AG_MAX_CTRS 128
+#define AG_TEXT_MAX 256
+#define AG_NAME_MAX 64
+
+extern const struct wire_proto ag_proto;
+
+enum ag_type {
+	AG_ERROR = 1,    /* agent -> coordinator: status and reason (busy, limits, bad request) */
+	AG_DESCRIBE = 2, /* -> the host's RDMA ports */
+	AG_HOST = 3,
+	AG_SNAPSHOT = 4, /* -> counters of every port */
+	AG_COUNTERS = 5,
+	AG_SERVE = 6,    /* start a probe listener for one session */
+	AG_SERVING = 7,  /* its port; the session follows */
+	AG_SERVED = 8,   /* that session ended */
+	AG_RUN = 9,      /* run a probe toward a peer's listener */
+	AG_RESULT = 10,  /* its result with both ends' counter deltas */
+	AG_CLOSE = 11,   /* the coordinator is done */
+};
+
+/* AG_ERROR status beyond enum rck_probe_status. */
+#define AG_ERR_BUSY 0x100   /* another coordinator's session runs */
+#define AG_ERR_LIMIT 0x101  /* a request above the agent's limits */
+#define AG_ERR_BADREQ 0x102 /* a request the agent cannot serve */
+
+struct ag_nic {
+	char device[AG_NAME_MAX];
+	uint32_t port;
+	char netdev[AG_NAME_MAX];
+	char state[32];
+	char fw_ver[AG_NAME_MAX];
+	char addr[64];           /* the port's RoCE v2 IPv4 address */
+	double rate_gbps;
+	uint32_t active_mtu, netdev_mtu;
+	int32_t gid_index;
+	uint64_t counters;       /* bit id: the port has neutral counter id */
+};
+
+struct ag_ctr {
+	uint32_t id;             /* enum rck_counter */
+	uint64_t value;
+};
+
+/* Every message in one flat form; each type uses some fields. */
+struct ag_msg {
+	uint16_t type;
+	uint32_t id;             /* request id, echoed in replies */
+	uint32_t status;
+	char text[AG_TEXT_MAX];  /* ERROR, RESULT, SERVED: reason; HOST: host name */
+	/* HOST; COUNTERS uses nics[].device/port with ctr[0] of nic 0 only */
+	uint32_t n_nics;
+	struct ag_nic nics[AG_MAX_NICS];
+	/* SERVE, RUN */
+	char device[AG_NAME_MAX];
+	uint32_t ib_port;
+	uint32_t test, transport, size;
+	uint64_t iters;
+	uint32_t duration_ms, timeout_ms;
+	char peer[256];          /* RUN: the listener's address */
+	uint32_t probe_port;     /* RUN: its port; SERVING: the port listening */
+	/* RESULT */
+	double gbps, lat_p50_us, lat_p99_us, seconds;
+	uint32_t n_ctr[2];       /* [0] this end (source), [1] the peer (destination) */
+	struct ag_ctr ctr[2][AG_MAX_CTRS];
+};
+
+/* Encode @m into @buf (payload only): 0, -ENOBUFS, -EINVAL (unknown type). */
+int ag_encode(const struct ag_msg *m, uint8_t *buf, size_t cap, size_t *len);
+/* Decode the payload of a frame of @type: 0, -EBADMSG (malformed, or a
+ * value out of range), -ENOMSG (unknown type). Unknown attributes are
+ * skipped. */
+int ag_decode(uint16_t type, const uint8_t *p, size_t len, struct ag_msg *m);
+const char *ag_type_name(uint16_t type);
+
+#endif

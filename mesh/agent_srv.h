@@ -1,0 +1,31 @@
+/* What an agent does for each request (agent_probe.c), apart from the
+ * session handling of agent.c: inventory, counters and probes. */
+#ifndef RCK_MESH_AGENT_SRV_H
+#define RCK_MESH_AGENT_SRV_H
+
+#include "rocecheck/agent.h"
+#include "rocecheck/context.h"
+
+#include "agent_proto.h"
+
+typedef int (*agent_send_fn)(void *arg, const struct ag_msg *m);
+
+/* Fill @out (an AG_HOST) with the host name and its RoCE ports. 0 or -errno. */
+int agent_describe(struct rck_ctx *ctx, struct ag_msg *out);
+/* Fill @out (an AG_COUNTERS) with the neutral counters of req's device/port. */
+void agent_snapshot(struct rck_ctx *ctx, const struct ag_msg *req, struct ag_msg *out);
+/* Check a SERVE or RUN against the agent's limits: 0, or -E2BIG/-EINVAL
+ * with one line in @why. */
+int agent_check_probe(const struct ag_msg *req, const struct rck_agent_opts *o, char *why,
+		      size_t len);
+/* Run the probe of an AG_RUN and send its AG_RESULT. */
+void agent_run_probe(struct rck_ctx *ctx, const struct ag_msg *req, struct ag_msg *scratch,
+		     agent_send_fn send, void *arg);
+/* Serve one probe session of an AG_SERVE: AG_SERVING with the port, then
+ * AG_SERVED when it ended (or AG_SERVED alone when no listener could be
+ * made). */
+void agent_serve_probe(struct rck_ctx *ctx, const struct ag_msg *req,
+		       const struct rck_agent_opts *o, struct ag_msg *scratch, agent_send_fn send,
+		       void *arg);
+
+#endif

@@ -1,0 +1,958 @@
+/* The sweep coordinator: every agent connection on one thread with poll(),
+ * a handshake per host, then the scheduler's events turned into SERVE/RUN
+ * requests and their replies into the sweep result. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#include "agent_proto.h"
+#include "coord.h"
+#include "sched.h"
+
+#define SLICE_MS 50
+#define CLOSE_NS 200000000ull
+#define INBUF 65536
+
+enum hstate { H_CONNECTING, H_CHALLENGE, H_AUTH_OK, H_DESCRIBE, H_READY, H_DEAD };
+
+struct host {
+	const struct coord_host *cfg;
+	const uint8_t *key;
+	size_t key_len;
+	int fd;
+	enum hstate st;
+	struct wire_frame fr;
+	uint8_t *out;
+	size_t out_len, out_off, out_cap;
+	uint8_t sn[WIRE_NONCE_LEN], cn[WIRE_NONCE_LEN];
+	unsigned int first_nic, n_nics;
+	char (*nic_addr)[64];
+	uint32_t armed;        /* epoll events registered */
+	bool dirty;            /* on the flush list */
+};
+
+/* A running task: one directed probe, test after test. */
+struct rtask {
+	uint32_t run_pos;      /* index in run_list while running */
+	bool running, retest;
+	uint8_t test_i;        /* index into the sweep's tests */
+	bool got_serving, got_result, got_served;
+	uint64_t deadline;
+	uint64_t started;
+	struct ag_msg *res;    /* the RESULT (or an ERROR) of the source */
+	char served_text[AG_TEXT_MAX];
+	uint32_t served_status;
+};
+
+struct sweep {
+	struct rck_ctx *ctx;
+	struct rck_mesh_config *c;
+	struct rck_mesh *m;
+	struct host *h;
+	size_t n_h;
+	struct mesh_plan *plan;
+	struct mesh_sched *sched;
+	struct rtask *rt;
+	uint32_t *unit_left;   /* tasks of a unit not finished */
+	uint32_t *task_unit;
+	uint32_t *run_list;    /* running tasks, in no order */
+	uint32_t n_run;
+	uint64_t next_check;
+	enum rck_mesh_test tests[RCK_MESH_TEST_COUNT];
+	unsigned int n_tests;
+	unsigned int done, total, down;
+	uint64_t t0;
+	unsigned int timeout_ms;
+	struct ag_msg *msg;    /* scratch */
+	uint8_t *buf;          /* scratch, AG_MAX_PAYLOAD */
+	int ep;                /* epoll: every connection, events by host index */
+	uint8_t *in;           /* INBUF bytes read at once from one connection */
+	uint32_t *dirty;       /* hosts with output queued since the last flush */
+	size_t n_dirty;
+};
+
+static double secs(uint64_t ns)
+{
+	return ns / 1e9;
+}
+
+/* Queue one frame for @h; it leaves on POLLOUT. */
+static int queue(struct sweep *s, struct host *h, uint16_t type, const uint8_t *p, size_t len)
+{
+	size_t need = h->out_len + WIRE_HDR_LEN + len;
+
+	if (need > h->out_cap) {
+		size_t cap = need * 2;
+		uint8_t *n = realloc(h->out, cap);
+
+		if (!n)
+			return -ENOMEM;
+		h->out = n;
+		h->out_cap = cap;
+	}
+	wire_hdr_encode(h->out + h->out_len, &ag_proto, type, (uint32_t)len);
+	memcpy(h->out + h->out_len + WIRE_HDR_LEN, p, len);
+	h->out_len = need;
+	if (!h->dirty) {
+		h->dirty = true;
+		s->dirty[s->n_dirty++] = (uint32_t)(h - s->h);
+	}
+	return 0;
+}
+
+static int send_msg(struct sweep *s, struct host *h, const struct ag_msg *m)
+{
+	size_t len;
+	int rc = ag_encode(m, s->buf, AG_MAX_PAYLOAD, &len);
+
+	return rc ? rc : queue(s, h, m->type, s->buf, len);
+}
+
+static int flush(struct host *h)
+{
+	while (h->out_off < h->out_len) {
+		ssize_t n = send(h->fd, h->out + h->out_off, h->out_len - h->out_off,
+				 MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (n < 0)
+			return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -errno;
+		h->out_off += (size_t)n;
+	}
+	h->out_off = h->out_len = 0;
+	return 0;
+}
+
+static void progress(struct sweep *s)
+{
+	struct rck_mesh_progress p = { .size = sizeof(p) };
+
+	if (!s->c->progress)
+		return;
+	p.done = s->done;
+	p.total = s->total;
+	p.hosts_down = s->down;
+	p.elapsed_s = secs(wire_now_ns() - s->t0);
+	p.eta_s = s->done ? p.elapsed_s / s->done * (s->total - s->done) : NAN;
+	s->c->progress(s->c->progress_data, &p);
+}
+
+static int set_running(struct sweep *s, uint32_t t, bool on)
+{
+	struct rtask *r = &s->rt[t];
+
+	if (r->running == on)
+		return 0;
+	/* A source's reply is kept only while its task runs. */
+	if (on && !(r->res = malloc(sizeof(*r->res))))
+		return -ENOMEM;
+	r->running = on;
+	if (on) {
+		r->run_pos = s->n_run;
+		s->run_list[s->n_run++] = t;
+	} else {
+		uint32_t last = s->run_list[--s->n_run];
+
+		s->run_list[r->run_pos] = last;
+		s->rt[last].run_pos = r->run_pos;
+		free(r->res);
+		r->res = NULL;
+	}
+	return 0;
+}
+
+static uint32_t host_of(const struct sweep *s, uint32_t nic)
+{
+	return s->plan->nic_host[nic];
+}
+
+/* Record one test of task @t; counters from the source's RESULT. */
+static void record(struct sweep *s, uint32_t t, enum rck_mesh_status st, const char *reason,
+		   const struct ag_msg *res)
+{
+	struct rtask *r = &s->rt[t];
+	const struct mesh_task *task = &s->plan->tasks[t];
+	enum rck_mesh_test test = s->tests[r->test_i];
+	struct rck_mesh_meas meas = { .size = sizeof(meas), .status = st, .reason = reason,
+				      .gbps = NAN, .lat_p50_us = NAN, .lat_p99_us = NAN };
+	unsigned int attempt = r->retest, cell;
+	uint64_t now = wire_now_ns();
+
+	meas.start_s = r->started ? secs(r->started - s->t0) : secs(now - s->t0);
+	meas.seconds = r->started ? secs(now - r->started) : 0;
+	if (res && st == RCK_MESH_OK) {
+		if (test == RCK_MESH_TEST_BW)
+			meas.gbps = res->gbps;
+		else {
+			meas.lat_p50_us = res->lat_p50_us;
+			meas.lat_p99_us = res->lat_p99_us;
+		}
+	}
+	if (attempt && rck_mesh_find_cell(s->m, test, task->src, task->dst, &cell))
+		attempt = 0;
+	if (rck_mesh_set_result(s->m, test, task->src, task->dst, attempt, &meas, &cell))
+		return;
+	for (int end = 0; res && end < 2; end++)
+		for (uint32_t i = 0; i < res->n_ctr[end]; i++)
+			if (res->ctr[end][i].id < RCK_CTR_COUNT && res->ctr[end][i].value)
+				rck_mesh_set_counter(s->m, cell, attempt, (enum rck_mesh_end)end,
+						     (enum rck_counter)res->ctr[end][i].id,
+						     res->ctr[end][i].value);
+	s->done++;
+	progress(s);
+}
+
+static bool suspect(struct sweep *s, uint32_t t)
+{
+	const struct mesh_task *task = &s->plan->tasks[t];
+	unsigned int cell;
+
+	if (!s->c->suspect)
+		return false;
+	for (unsigned int i = 0; i < s->n_tests; i++)
+		if (!rck_mesh_find_cell(s->m, s->tests[i], task->src, task->dst, &cell) &&
+		    s->c->suspect(s->c->suspect_data, s->m, cell))
+			return true;
+	return false;
+}
+
+static void unit_of_task_done(struct sweep *s, uint32_t t);
+static void host_dead(struct sweep *s, struct host *h, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* The fields SERVE and RUN share: the task's test on NIC @nic of that end. */
+static void probe_request(struct sweep *s, uint32_t t, uint16_t type, uint32_t nic, struct ag_msg *m)
+{
+	const struct rtask *r = &s->rt[t];
+	struct rck_mesh_nic info = { .size = sizeof(info) };
+
+	memset(m, 0, sizeof(*m));
+	m->type = type;
+	m->id = t * 2 + r->retest;
+	rck_mesh_get_nic(s->m, nic, &info, NULL);
+	if (s->c->transport == RCK_PROBE_TRANSPORT_RDMA) {
+		snprintf(m->device, sizeof(m->device), "%s", info.device);
+		m->ib_port = info.port;
+	}
+	m->test = s->tests[r->test_i] == RCK_MESH_TEST_BW ? RCK_PROBE_TEST_BW : RCK_PROBE_TEST_LAT;
+	m->transport = s->c->transport;
+	m->size = s->c->size;
+	m->iters = s->c->iters;
+	m->duration_ms = (uint32_t)(s->c->duration_s * 1000);
+	m->timeout_ms = s->timeout_ms;
+}
+
+static int start_test(struct sweep *s, uint32_t t)
+{
+	struct rtask *r = &s->rt[t];
+	const struct mesh_task *task = &s->plan->tasks[t];
+	struct host *dst = &s->h[host_of(s, task->dst)];
+	struct ag_msg *m = s->msg;
+
+	r->got_serving = r->got_result = r->got_served = false;
+	r->served_status = 0;
+	r->served_text[0] = '\0';
+	r->started = wire_now_ns();
+	r->deadline = r->started + (uint64_t)s->timeout_ms * 1000000ull;
+	probe_request(s, t, AG_SERVE, task->dst, m);
+	return send_msg(s, dst, m);
+}
+
+/* The task's current test has both ends' answers (or a dead end). */
+static void test_done(struct sweep *s, uint32_t t, enum rck_mesh_status st, const char *reason)
+{
+	struct rtask *r = &s->rt[t];
+
+	record(s, t, st, reason, st == RCK_MESH_OK ? r->res : NULL);
+	if (st == RCK_MESH_UNREACHABLE || st == RCK_MESH_SKIPPED) {
+		/* The remaining tests cannot run either. */
+		while (++r->test_i < s->n_tests)
+			record(s, t, st, reason, NULL);
+	} else if (++r->test_i < s->n_tests && !start_test(s, t)) {
+		return;
+	}
+	set_running(s, t, false);
+	unit_of_task_done(s, t);
+}
+
+static void unit_of_task_done(struct sweep *s, uint32_t t)
+{
+	uint32_t u = s->task_unit[t];
+	const struct mesh_unit *un = &s->plan->units[u];
+	bool sus = false;
+
+	if (--s->unit_left[u])
+		return;
+	for (uint32_t i = 0; i < un->n_tasks && !s->rt[un->first_task].retest; i++)
+		sus |= suspect(s, un->first_task + i);
+	mesh_sched_done(s->sched, u, sus);
+}
+
+static void host_dead(struct sweep *s, struct host *h, const char *fmt, ...)
+{
+	char reason[AG_TEXT_MAX + 64];
+	uint32_t hi = (uint32_t)(h - s->h);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	if (h->st == H_DEAD)
+		return;
+	rck_warn(s->ctx, "mesh: %s: %s", h->cfg->name, reason);
+	h->st = H_DEAD;
+	if (h->fd >= 0)
+		close(h->fd);
+	h->fd = -1;
+	s->down++;
+	rck_mesh_host_set_unreachable(s->m, hi, reason);
+	if (!s->sched)
+		return;
+	mesh_sched_host_dead(s->sched, hi);
+	/* Backwards: a task leaving the list swaps in one already seen. */
+	for (uint32_t i = s->n_run; i-- > 0;) {
+		uint32_t t;
+		const struct mesh_task *task;
+
+		if (i >= s->n_run)
+			continue;
+		t = s->run_list[i];
+		task = &s->plan->tasks[t];
+		if (host_of(s, task->src) == hi || host_of(s, task->dst) == hi)
+			test_done(s, t, RCK_MESH_UNREACHABLE, reason);
+	}
+}
+
+static void start_unit(struct sweep *s, uint32_t u, bool retest)
+{
+	const struct mesh_unit *un = &s->plan->units[u];
+
+	s->unit_left[u] = un->n_tasks;
+	for (uint32_t i = 0; i < un->n_tasks; i++) {
+		struct rtask *r = &s->rt[un->first_task + i];
+
+		r->retest = retest;
+		r->test_i = 0;
+		if (set_running(s, un->first_task + i, true) || start_test(s, un->first_task + i)) {
+			set_running(s, un->first_task + i, false);
+			record(s, un->first_task + i, RCK_MESH_FAILED, "out of memory", NULL);
+			unit_of_task_done(s, un->first_task + i);
+		}
+	}
+}
+
+static void unit_unreachable(struct sweep *s, uint32_t u)
+{
+	const struct mesh_unit *un = &s->plan->units[u];
+
+	for (uint32_t i = 0; i < un->n_tasks; i++) {
+		uint32_t t = un->first_task + i;
+		const struct mesh_task *task = &s->plan->tasks[t];
+		const char *why = rck_mesh_host_unreachable(s->m, host_of(s, task->src));
+
+		if (!why)
+			why = rck_mesh_host_unreachable(s->m, host_of(s, task->dst));
+		for (s->rt[t].test_i = 0; s->rt[t].test_i < s->n_tests; s->rt[t].test_i++)
+			record(s, t, RCK_MESH_UNREACHABLE, why ? why : "host unreachable", NULL);
+	}
+}
+
+/* Both ends answered the current test of task @t? */
+static void maybe_test_done(struct sweep *s, uint32_t t)
+{
+	struct rtask *r = &s->rt[t];
+	const struct ag_msg *res = r->res;
+
+	if (!r->got_result || !r->got_served)
+		return;
+	if (res->type == AG_ERROR)
+		test_done(s, t, RCK_MESH_FAILED, res->text);
+	else if (res->status != RCK_PROBE_OK)
+		test_done(s, t, RCK_MESH_FAILED, res->text[0] ? res->text : "probe failed");
+	else
+		test_done(s, t, RCK_MESH_OK, NULL);
+}
+
+static void send_run(struct sweep *s, uint32_t t, uint32_t probe_port)
+{
+	struct rtask *r = &s->rt[t];
+	const struct mesh_task *task = &s->plan->tasks[t];
+	struct host *src = &s->h[host_of(s, task->src)], *dst = &s->h[host_of(s, task->dst)];
+	struct ag_msg *m = s->msg;
+	const char *addr = dst->nic_addr[task->dst - dst->first_nic];
+
+	probe_request(s, t, AG_RUN, task->src, m);
+	/* RDMA: the peer NIC's own address, so the probe takes that rail. */
+	snprintf(m->peer, sizeof(m->peer), "%s",
+		 s->c->transport == RCK_PROBE_TRANSPORT_RDMA && addr[0] ? addr : dst->cfg->addr);
+	m->probe_port = probe_port;
+	r->deadline = wire_now_ns() + (uint64_t)(s->c->duration_s * 1e9) +
+		      3ull * s->timeout_ms * 1000000ull;
+	if (send_msg(s, src, m))
+		host_dead(s, src, "%s", "out of memory");
+}
+
+static int add_nics(struct sweep *s, struct host *h, const struct ag_msg *m)
+{
+	uint32_t hi = (uint32_t)(h - s->h);
+	unsigned int n = s->c->transport == RCK_PROBE_TRANSPORT_TCP ? 1 : m->n_nics;
+
+	h->first_nic = rck_mesh_nic_count(s->m);
+	h->nic_addr = calloc(n ? n : 1, sizeof(*h->nic_addr));
+	if (!h->nic_addr)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < n; i++) {
+		const struct ag_nic *a = &m->nics[i];
+		struct rck_mesh_nic nic = { .size = sizeof(nic), .rail = -1, .gid_index = -1 };
+		int rc;
+
+		if (s->c->transport == RCK_PROBE_TRANSPORT_TCP) {
+			nic.device = "tcp";
+			nic.port = 1;
+		} else {
+			nic.device = a->device;
+			nic.port = a->port;
+			nic.netdev = a->netdev[0] ? a->netdev : NULL;
+			nic.state = a->state[0] ? a->state : NULL;
+			nic.fw_ver = a->fw_ver[0] ? a->fw_ver : NULL;
+			nic.rate_gbps = a->rate_gbps;
+			nic.active_mtu = a->active_mtu;
+			nic.netdev_mtu = a->netdev_mtu;
+			nic.gid_index = a->gid_index;
+			nic.counters = a->counters;
+			snprintf(h->nic_addr[i], sizeof(h->nic_addr[i]), "%s", a->addr);
+		}
+		rc = rck_mesh_add_nic(s->m, hi, &nic, NULL);
+		if (rc)
+			return rc;
+		h->n_nics++;
+	}
+	return 0;
+}
+
+/* The handshake and the describe step, one frame at a time. */
+static void handshake_frame(struct sweep *s, struct host *h, const struct wire_frame *f)
+{
+	uint8_t out[128];
+	size_t len;
+	int rc;
+
+	if (f->h.type == AG_ERROR) {
+		rc = ag_decode(f->h.type, f->payload, f->h.length, s->msg);
+		host_dead(s, h, "agent refused: %s", rc ? "malformed error" : s->msg->text);
+		return;
+	}
+	switch (h->st) {
+	case H_CHALLENGE:
+		if (f->h.type != WIRE_T_CHALLENGE ||
+		    wire_auth_answer(&ag_proto, h->key, h->key_len, f->payload, f->h.length, h->sn,
+				     h->cn, out, sizeof(out), &len)) {
+			host_dead(s, h, "%s", "agent sent no authentication challenge");
+			return;
+		}
+		queue(s, h, WIRE_T_AUTH, out, len);
+		h->st = H_AUTH_OK;
+		return;
+	case H_AUTH_OK:
+		if (f->h.type == WIRE_T_AUTH_FAIL) {
+			host_dead(s, h, "%s", "agent refused our key");
+			return;
+		}
+		if (f->h.type != WIRE_T_AUTH_OK ||
+		    wire_auth_verify_ok(&ag_proto, h->key, h->key_len, h->sn, h->cn, f->payload,
+					f->h.length)) {
+			host_dead(s, h, "%s", "agent failed to prove the key");
+			return;
+		}
+		break;
+	case H_DESCRIBE:
+		if (f->h.type == WIRE_T_CHALLENGE) {
+			host_dead(s, h, "%s", "agent wants a key (give --key-file)");
+			return;
+		}
+		if (f->h.type != AG_HOST || ag_decode(f->h.type, f->payload, f->h.length, s->msg)) {
+			host_dead(s, h, "%s", "malformed host description");
+			return;
+		}
+		if (add_nics(s, h, s->msg)) {
+			host_dead(s, h, "%s", "its NICs do not fit the result");
+			return;
+		}
+		h->st = H_READY;
+		return;
+	default:
+		return;
+	}
+	memset(s->msg, 0, sizeof(*s->msg));
+	s->msg->type = AG_DESCRIBE;
+	send_msg(s, h, s->msg);
+	h->st = H_DESCRIBE;
+}
+
+/* A reply during the sweep. */
+static void sweep_frame(struct sweep *s, struct host *h, const struct wire_frame *f)
+{
+	struct ag_msg *m = s->msg;
+	uint32_t hi = (uint32_t)(h - s->h), t;
+	struct rtask *r;
+	bool from_src, from_dst;
+
+	if (ag_decode(f->h.type, f->payload, f->h.length, m) ||
+	    (m->type != AG_SERVING && m->type != AG_SERVED && m->type != AG_RESULT &&
+	     m->type != AG_ERROR)) {
+		host_dead(s, h, "sent a malformed or unexpected %s", ag_type_name(f->h.type));
+		return;
+	}
+	t = m->id / 2;
+	if (t >= s->plan->n_tasks)
+		return;
+	r = &s->rt[t];
+	/* A late answer of a task already given up, or of its first attempt. */
+	if (!r->running || (m->id & 1) != r->retest)
+		return;
+	from_src = host_of(s, s->plan->tasks[t].src) == hi;
+	from_dst = host_of(s, s->plan->tasks[t].dst) == hi;
+	if (m->type == AG_SERVING && from_dst && !r->got_serving) {
+		r->got_serving = true;
+		send_run(s, t, m->probe_port);
+		return;
+	}
+	if ((m->type == AG_SERVED || m->type == AG_ERROR) && from_dst && !r->got_served) {
+		r->got_served = true;
+		r->served_status = m->type == AG_ERROR ? 1 : m->status;
+		snprintf(r->served_text, sizeof(r->served_text), "%s", m->text);
+		if (!r->got_serving && !r->got_result) {
+			/* No listener: the source was never asked. */
+			r->got_result = true;
+			*r->res = *m;
+			r->res->type = AG_ERROR;
+		}
+	} else if ((m->type == AG_RESULT || m->type == AG_ERROR) && from_src && !r->got_result) {
+		r->got_result = true;
+		*r->res = *m;
+	}
+	maybe_test_done(s, t);
+}
+
+static int connect_host(struct host *h)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai;
+	char port[8];
+	int one = 1, rc;
+
+	snprintf(port, sizeof(port), "%u", h->cfg->port);
+	if (getaddrinfo(h->cfg->addr, port, &hints, &ai))
+		return -ENOENT;
+	h->fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (h->fd < 0) {
+		rc = -errno;
+		freeaddrinfo(ai);
+		return rc;
+	}
+	setsockopt(h->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	rc = connect(h->fd, ai->ai_addr, ai->ai_addrlen) && errno != EINPROGRESS ? -errno : 0;
+	freeaddrinfo(ai);
+	return rc;
+}
+
+/* Register what @h waits for: always input, output while some is queued. */
+static void arm(struct sweep *s, struct host *h)
+{
+	uint32_t want = EPOLLIN | (h->out_len || h->st == H_CONNECTING ? EPOLLOUT : 0);
+	struct epoll_event ev = { .events = want, .data.u32 = (uint32_t)(h - s->h) };
+
+	if (h->st == H_DEAD || h->armed == want)
+		return;
+	epoll_ctl(s->ep, h->armed ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, h->fd, &ev);
+	h->armed = want;
+}
+
+/* Send what was queued in this round, right away where the socket takes it. */
+static void flush_dirty(struct sweep *s)
+{
+	for (size_t i = 0; i < s->n_dirty; i++) {
+		struct host *h = &s->h[s->dirty[i]];
+		int rc;
+
+		h->dirty = false;
+		if (h->st == H_DEAD || h->st == H_CONNECTING)
+			continue;
+		if ((rc = flush(h)))
+			host_dead(s, h, "connection lost: %s", strerror(-rc));
+		else
+			arm(s, h);
+	}
+	s->n_dirty = 0;
+}
+
+static void host_event(struct sweep *s, struct host *h, uint32_t ev)
+{
+	int rc, err = 0;
+	socklen_t len = sizeof(err);
+
+	if (h->st == H_DEAD)
+		return;
+	if (h->st == H_CONNECTING) {
+		getsockopt(h->fd, SOL_SOCKET, SO_ERROR, &err, &len);
+		if (err) {
+			host_dead(s, h, "cannot connect to its agent: %s", strerror(err));
+			return;
+		}
+		h->st = h->key_len ? H_CHALLENGE : H_AUTH_OK;
+		if (!h->key_len) {
+			memset(s->msg, 0, sizeof(*s->msg));
+			s->msg->type = AG_DESCRIBE;
+			send_msg(s, h, s->msg);
+			h->st = H_DESCRIBE;
+		}
+		arm(s, h);
+	}
+	if ((ev & EPOLLOUT) && (rc = flush(h))) {
+		host_dead(s, h, "connection lost: %s", strerror(-rc));
+		return;
+	}
+	if (ev & EPOLLOUT)
+		arm(s, h);
+	if (!(ev & (EPOLLIN | EPOLLHUP | EPOLLERR)))
+		return;
+	/* Whatever the socket holds, in one recv(): nothing but this protocol
+	 * follows on an agent connection, so frames may be read ahead. */
+	for (int k = 0; k < 16 && h->st != H_DEAD; k++) {
+		ssize_t n = recv(h->fd, s->in, INBUF, MSG_DONTWAIT);
+		size_t off = 0;
+
+		if (n == 0) {
+			host_dead(s, h, "agent connection lost: %s", "closed by the agent");
+			return;
+		}
+		if (n < 0) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+				host_dead(s, h, "agent connection lost: %s", strerror(errno));
+			return;
+		}
+		while (off < (size_t)n && h->st != H_DEAD) {
+			size_t used;
+
+			rc = wire_frame_put(&h->fr, s->in + off, (size_t)n - off, &used);
+			off += used;
+			if (rc < 0) {
+				char why[200];
+
+				host_dead(s, h, "agent connection lost: %s",
+					  rc == -ENOMEM ? "out of memory"
+						       : wire_hdr_strerror(&ag_proto, &h->fr.h, rc, why, sizeof(why)));
+				return;
+			}
+			if (rc == 0)
+				break;
+			if (h->st == H_READY)
+				sweep_frame(s, h, &h->fr);
+			else
+				handshake_frame(s, h, &h->fr);
+			wire_frame_next(&h->fr);
+		}
+		if ((size_t)n < INBUF)
+			return;
+	}
+}
+
+/* One epoll round: every connection with something to say, then what that
+ * queued for any host leaves. */
+static void poll_round(struct sweep *s, int wait_ms)
+{
+	struct epoll_event ev[256];
+	int n;
+
+	flush_dirty(s);
+	n = epoll_wait(s->ep, ev, 256, wait_ms);
+	for (int i = 0; i < n; i++)
+		host_event(s, &s->h[ev[i].data.u32], ev[i].events);
+	flush_dirty(s);
+}
+
+static bool stopping(struct sweep *s, uint64_t deadline)
+{
+	return atomic_load(&s->c->cancel) || wire_now_ns() >= deadline;
+}
+
+/* Connect, authenticate and describe every host within the timeout. */
+static void meet_hosts(struct sweep *s, uint64_t deadline)
+{
+	uint64_t until = wire_now_ns() + (uint64_t)s->timeout_ms * 1000000ull;
+
+	if (until > deadline)
+		until = deadline;
+	for (size_t i = 0; i < s->n_h; i++) {
+		struct host *h = &s->h[i];
+		int rc = connect_host(h);
+
+		if (rc)
+			host_dead(s, h, "cannot connect to its agent: %s",
+				  rc == -ENOENT ? "name does not resolve" : strerror(-rc));
+		else
+			arm(s, h);
+	}
+	for (;;) {
+		size_t pending = 0;
+
+		for (size_t i = 0; i < s->n_h; i++)
+			pending += s->h[i].st != H_READY && s->h[i].st != H_DEAD;
+		if (!pending || stopping(s, until))
+			break;
+		poll_round(s, SLICE_MS);
+	}
+	for (size_t i = 0; i < s->n_h; i++)
+		if (s->h[i].st != H_READY)
+			host_dead(s, &s->h[i], "%s", atomic_load(&s->c->cancel) ? "cancelled"
+								: "its agent did not answer in time");
+	/* With TCP every host has its one pseudo NIC, so the pairs of a host
+	 * that never answered are in the result, unreachable. */
+	for (size_t i = 0; i < s->n_h; i++) {
+		struct host *h = &s->h[i];
+
+		if (s->c->transport == RCK_PROBE_TRANSPORT_TCP && h->st == H_DEAD && !h->nic_addr) {
+			memset(s->msg, 0, sizeof(*s->msg));
+			add_nics(s, h, s->msg);
+		}
+	}
+}
+
+static void check_deadlines(struct sweep *s)
+{
+	uint64_t now = wire_now_ns();
+
+	/* Deadlines are seconds apart: a look every poll slice is enough. */
+	if (now < s->next_check)
+		return;
+	s->next_check = now + SLICE_MS * 1000000ull;
+	for (uint32_t i = s->n_run; i-- > 0;) {
+		uint32_t t;
+		struct rtask *r;
+		const struct mesh_task *task;
+
+		if (i >= s->n_run)
+			continue;
+		t = s->run_list[i];
+		r = &s->rt[t];
+		task = &s->plan->tasks[t];
+		if (now < r->deadline)
+			continue;
+		/* The end that owes an answer is the one that hangs. */
+		if (!r->got_serving && !r->got_served)
+			host_dead(s, &s->h[host_of(s, task->dst)], "%s", "its agent stopped answering");
+		else if (!r->got_result)
+			host_dead(s, &s->h[host_of(s, task->src)], "%s", "its agent stopped answering");
+		else
+			host_dead(s, &s->h[host_of(s, task->dst)], "%s", "its agent stopped answering");
+	}
+}
+
+static void skip_rest(struct sweep *s, const char *why)
+{
+	for (uint32_t t = 0; t < s->plan->n_tasks; t++) {
+		const struct mesh_task *task = &s->plan->tasks[t];
+		unsigned int cell;
+
+		for (unsigned int i = 0; i < s->n_tests; i++)
+			if (rck_mesh_find_cell(s->m, s->tests[i], task->src, task->dst, &cell)) {
+				s->rt[t].test_i = (uint8_t)i;
+				s->rt[t].started = 0;
+				s->rt[t].retest = false;
+				record(s, t, RCK_MESH_SKIPPED, why, NULL);
+			}
+	}
+}
+
+static void run_plan(struct sweep *s, uint64_t deadline)
+{
+	struct mesh_event ev[64];
+
+	for (size_t i = 0; i < s->n_h; i++)
+		if (s->h[i].st == H_DEAD)
+			mesh_sched_host_dead(s->sched, (uint32_t)i);
+	while (!mesh_sched_finished(s->sched)) {
+		size_t n = mesh_sched_next(s->sched, ev, 64);
+
+		for (size_t i = 0; i < n; i++) {
+			if (ev[i].kind == MESH_EV_UNREACHABLE)
+				unit_unreachable(s, ev[i].unit);
+			else
+				start_unit(s, ev[i].unit, ev[i].kind == MESH_EV_RETEST);
+		}
+		if (n)
+			continue;
+		if (stopping(s, deadline)) {
+			skip_rest(s, atomic_load(&s->c->cancel) ? "cancelled" : "sweep deadline passed");
+			return;
+		}
+		poll_round(s, SLICE_MS);
+		check_deadlines(s);
+	}
+}
+
+static void say_goodbye(struct sweep *s)
+{
+	uint64_t until = wire_now_ns() + CLOSE_NS;
+
+	for (size_t i = 0; i < s->n_h; i++) {
+		struct host *h = &s->h[i];
+
+		if (h->st == H_READY) {
+			memset(s->msg, 0, sizeof(*s->msg));
+			s->msg->type = AG_CLOSE;
+			send_msg(s, h, s->msg);
+		}
+	}
+	for (size_t i = 0; i < s->n_h; i++) {
+		struct host *h = &s->h[i];
+
+		while (h->st != H_DEAD && h->out_len && wire_now_ns() < until) {
+			struct pollfd p = { .fd = h->fd, .events = POLLOUT };
+
+			if (flush(h) || poll(&p, 1, 20) < 0)
+				break;
+		}
+	}
+}
+
+static int setup(struct sweep *s)
+{
+	s->h = calloc(s->n_h, sizeof(*s->h));
+	s->dirty = calloc(s->n_h, sizeof(*s->dirty));
+	s->in = malloc(INBUF);
+	s->ep = epoll_create1(EPOLL_CLOEXEC);
+	s->msg = malloc(sizeof(*s->msg));
+	s->buf = malloc(AG_MAX_PAYLOAD);
+	if (s->ep < 0)
+		return -errno;
+	if (!s->h || !s->dirty || !s->msg || !s->buf || !s->in)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < RCK_MESH_TEST_COUNT; i++)
+		if (s->c->tests & (1u << i))
+			s->tests[s->n_tests++] = (enum rck_mesh_test)i;
+	for (size_t i = 0; i < s->n_h; i++) {
+		struct host *h = &s->h[i];
+		int rc;
+
+		h->cfg = &s->c->hosts[i];
+		h->key = h->cfg->token ? h->cfg->token : s->c->key;
+		h->key_len = h->cfg->token ? h->cfg->token_len : s->c->key_len;
+		h->fd = -1;
+		wire_frame_init(&h->fr, &ag_proto);
+		rc = rck_mesh_add_host(s->m, h->cfg->name, NULL);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static void teardown(struct sweep *s)
+{
+	for (size_t i = 0; s->h && i < s->n_h; i++) {
+		struct host *h = &s->h[i];
+
+		if (h->fd >= 0)
+			close(h->fd);
+		wire_frame_free(&h->fr);
+		free(h->out);
+		free(h->nic_addr);
+	}
+	for (size_t t = 0; s->rt && t < s->plan->n_tasks; t++)
+		free(s->rt[t].res);
+	free(s->rt);
+	free(s->unit_left);
+	free(s->task_unit);
+	free(s->run_list);
+	mesh_sched_free(s->sched);
+	mesh_plan_free(s->plan);
+	free(s->h);
+	free(s->dirty);
+	free(s->in);
+	if (s->ep >= 0)
+		close(s->ep);
+	free(s->msg);
+	free(s->buf);
+}
+
+static int plan_sweep(struct sweep *s)
+{
+	char err[256];
+	int rc = mesh_plan_build(s->m, &s->c->plan, &s->plan, err, sizeof(err));
+
+	if (rc) {
+		rck_err(s->ctx, "mesh: %s", err);
+		return rc;
+	}
+	rc = mesh_sched_new(s->plan, 0, &s->sched);
+	if (rc)
+		return rc;
+	s->rt = calloc(s->plan->n_tasks ? s->plan->n_tasks : 1, sizeof(*s->rt));
+	s->unit_left = calloc(s->plan->n_units ? s->plan->n_units : 1, sizeof(*s->unit_left));
+	s->task_unit = calloc(s->plan->n_tasks ? s->plan->n_tasks : 1, sizeof(*s->task_unit));
+	s->run_list = calloc(s->plan->n_tasks ? s->plan->n_tasks : 1, sizeof(*s->run_list));
+	if (!s->rt || !s->unit_left || !s->task_unit || !s->run_list)
+		return -ENOMEM;
+	for (uint32_t u = 0; u < s->plan->n_units; u++)
+		for (uint32_t i = 0; i < s->plan->units[u].n_tasks; i++)
+			s->task_unit[s->plan->units[u].first_task + i] = u;
+	s->total = (unsigned int)(s->plan->n_tasks * s->n_tests);
+	return 0;
+}
+
+RCK_EXPORT int rck_mesh_run(struct rck_ctx *ctx, struct rck_mesh_config *c, struct rck_mesh **out)
+{
+	struct sweep s = { .ctx = ctx, .c = c, .ep = -1 };
+	struct rck_mesh_info info = { .size = sizeof(info) };
+	struct timespec wall;
+	uint64_t deadline;
+	int rc;
+
+	if (!ctx || !c || !out || c->n_hosts < 2) {
+		if (ctx)
+			rck_err(ctx, "mesh: a sweep needs at least 2 hosts");
+		return -EINVAL;
+	}
+	rc = rck_mesh_new(&s.m);
+	if (rc)
+		return rc;
+	s.n_h = c->n_hosts;
+	s.timeout_ms = rck_ctx_get_timeout_ms(ctx);
+	s.t0 = wire_now_ns();
+	clock_gettime(CLOCK_REALTIME, &wall);
+	deadline = c->deadline_s > 0 ? s.t0 + (uint64_t)(c->deadline_s * 1e9) : UINT64_MAX;
+	atomic_store(&c->cancel, 0);
+	rc = setup(&s);
+	if (!rc) {
+		meet_hosts(&s, deadline);
+		rc = plan_sweep(&s);
+	}
+	if (!rc) {
+		run_plan(&s, deadline);
+		say_goodbye(&s);
+		info.pattern = c->pattern;
+		info.rails = c->rails;
+		info.start_ns = (uint64_t)wall.tv_sec * 1000000000ull + (uint64_t)wall.tv_nsec;
+		info.seconds = secs(wire_now_ns() - s.t0);
+		rc = rck_mesh_set_info(s.m, &info);
+	}
+	teardown(&s);
+	if (rc) {
+		rck_mesh_free(s.m);
+		return rc;
+	}
+	*out = s.m;
+	return 0;
+}

@@ -1,0 +1,48 @@
+/* The sweep coordinator's configuration, shared by its setters
+ * (coord_cfg.c) and the sweep itself (coord.c). */
+#ifndef RCK_MESH_COORD_H
+#define RCK_MESH_COORD_H
+
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rocecheck/agent.h"
+#include "rocecheck/mesh.h"
+
+#include "plan.h"
+
+struct coord_host {
+	char *name, *addr;
+	unsigned int port;
+	uint8_t *token; /* NULL: the config's key */
+	size_t token_len;
+};
+
+struct rck_mesh_config {
+	struct coord_host *hosts;
+	size_t n_hosts, cap_hosts;
+	uint8_t key[RCK_KEY_MAX];
+	size_t key_len;
+	char *pattern;     /* as given, for the result */
+	char *rails;
+	struct mesh_plan_opts plan;
+	char *pairs;
+	char *pairs_name;
+	char *device;
+	unsigned int tests;
+	enum rck_probe_transport transport;
+	uint32_t size;
+	uint64_t iters;
+	double duration_s;
+	double deadline_s;
+	rck_mesh_progress_fn progress;
+	void *progress_data;
+	rck_mesh_suspect_fn suspect;
+	void *suspect_data;
+	atomic_int cancel;
+};
+
+#endif

@@ -1,0 +1,77 @@
+/* Fuzz target of the shared wire layer and the agent protocol (libFuzzer
+ * entry point): the input is a peer's byte stream of agent frames, after
+ * one byte giving the piece size it arrives in (0: all at once). Frames go
+ * through the frame reader, their payloads through the attribute parser
+ * and the agent protocol decoder, whose output must encode again. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../mesh/agent_proto.h"
+#include "wire.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static struct ag_msg m;
+static uint8_t out[AG_MAX_PAYLOAD];
+
+static void payload(uint16_t type, const uint8_t *p, size_t len)
+{
+	struct wire_attr tb[8], a;
+	size_t off = 0, olen;
+	uint16_t t;
+	int rc;
+
+	if (wire_attr_parse(p, len, tb, 7) == 0) {
+		for (unsigned int i = 0; i < 8; i++)
+			if (tb[i].v && (tb[i].v < p || tb[i].v + tb[i].len > p + len))
+				abort();
+	}
+	while ((rc = wire_attr_next(p, len, &off, &t, &a)) == 1)
+		if (off > len)
+			abort();
+	rc = ag_decode(type, p, len, &m);
+	if (rc == 0) {
+		/* What decoded encodes within the frame limit (strings bounded). */
+		if (m.n_nics > AG_MAX_NICS || m.n_ctr[0] > AG_MAX_CTRS || m.n_ctr[1] > AG_MAX_CTRS)
+			abort();
+		if (ag_encode(&m, out, sizeof(out), &olen) || olen > AG_MAX_PAYLOAD)
+			abort();
+		if (ag_decode(type, out, olen, &m))
+			abort();
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct wire_frame f;
+	size_t chunk, taken = 0;
+
+	if (size < 1)
+		return 0;
+	chunk = data[0];
+	data++;
+	size--;
+	wire_frame_init(&f, &ag_proto);
+	while (size) {
+		size_t n = chunk && chunk < size ? chunk : size, used;
+		int rc = wire_frame_put(&f, data, n, &used);
+
+		if (used > n)
+			abort();
+		data += used;
+		size -= used;
+		taken += used;
+		if (rc < 0)
+			break;
+		if (rc == 1) {
+			if (taken != WIRE_HDR_LEN + f.h.length || wire_frame_want(&f))
+				abort();
+			payload(f.h.type, f.payload, f.h.length);
+			wire_frame_next(&f);
+			taken = 0;
+		}
+	}
+	wire_frame_free(&f);
+	return 0;
+}

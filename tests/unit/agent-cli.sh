@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# `rocecheck agent` and `rocecheck mesh` on loopback (TCP transport): key
+# file checks, the --once PORT TOKEN flow, a 3-agent sweep validated against
+# schemas/mesh.schema.json, a wrong key, and the systemd unit verified.
+set -u
+rck=${ROCECHECK:?ROCECHECK not set}
+src=$(cd "$(dirname "$0")/../.." && pwd)
+fails=0 n=0
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+check() { # check NAME COND-EXIT-STATUS
+	n=$((n + 1))
+	if [ "$2" -ne 0 ]; then
+		echo "FAIL: $1"
+		fails=$((fails + 1))
+	else
+		echo "ok: $1"
+	fi
+}
+
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+printf 'agent-cli-test-key-0123456789\n' >"$tmp/key"
+chmod 600 "$tmp/key"
+printf 'another-key-altogether-98765\n' >"$tmp/bad"
+chmod 600 "$tmp/bad"
+
+# Key files readable by others are refused, naming the file.
+cp "$tmp/key" "$tmp/open"
+chmod 644 "$tmp/open"
+out=$("$rck" agent --key-file "$tmp/open" --listen 127.0.0.1:0 2>&1)
+rc=$?
+[ $rc -eq 1 ] && grep -q "open: mode 0644" <<<"$out"
+check "group-readable key file refused ($rc: $out)" $?
+"$rck" agent --listen nonsense:x >/dev/null 2>&1
+check "bad --listen is a usage error" $(( $? != 2 ))
+"$rck" agent --once --key-file "$tmp/key" >/dev/null 2>&1
+check "--once with --key-file is a usage error" $(( $? != 2 ))
+
+# --once: PORT TOKEN on stdout, exit 3 when nobody comes within --idle.
+line=$(timeout 10 "$rck" agent --once --listen 127.0.0.1:0 --idle 0.5)
+rc=$?
+[ $rc -eq 3 ] && [[ $line =~ ^[0-9]+\ [0-9a-f]{32}$ ]]
+check "--once prints PORT TOKEN and gives up when idle ($rc: $line)" $?
+
+# --once serves a coordinator proving the token: the token is the key.
+timeout 20 "$rck" agent --once --listen 127.0.0.1:0 --idle 10 >"$tmp/once.out" &
+once=$!
+for _ in $(seq 50); do [ -s "$tmp/once.out" ] && break; sleep 0.1; done
+read -r oport otoken <"$tmp/once.out"
+printf '%s' "$otoken" >"$tmp/token"
+chmod 600 "$tmp/token"
+port=$(free_port)
+"$rck" agent --listen "127.0.0.1:$port" --key-file "$tmp/token" 2>/dev/null &
+pids+=($!)
+sleep 0.3
+timeout 30 "$rck" -t 3000 mesh --hosts "127.0.0.1:$oport,127.0.0.1:$port" --transport tcp \
+	--iters 20 --key-file "$tmp/token" >"$tmp/once.txt" 2>&1
+check "a sweep through a --once agent ($(tr '\n' ' ' <"$tmp/once.txt"))" $?
+wait "$once"
+check "the --once agent exits after its session" $?
+
+# Three agents with the key; a full sweep: 6 directed results, valid JSON.
+ports=()
+for i in 1 2 3; do
+	p=$(free_port)
+	"$rck" agent --listen "127.0.0.1:$p" --key-file "$tmp/key" 2>/dev/null &
+	pids+=($!)
+	ports+=("$p")
+done
+sleep 0.3
+hosts=$(IFS=,; echo "${ports[*]/#/127.0.0.1:}")
+timeout 60 "$rck" -t 3000 mesh --hosts "$hosts" --transport tcp --iters 50 --test bw,lat \
+	--key-file "$tmp/key" --output "$tmp/mesh.json" -j >"$tmp/stdout.json" 2>"$tmp/err"
+check "sweep of 3 agents ($(cat "$tmp/err"))" $?
+python3 - "$tmp/mesh.json" "$src/schemas/mesh.schema.json" <<'PY'
+import json, sys, jsonschema
+doc, schema = (json.load(open(p)) for p in sys.argv[1:3])
+jsonschema.validate(doc, schema)
+probes = doc["probes"]
+assert len(probes) == 12, len(probes)
+assert all(p["result"]["status"] == "ok" for p in probes), probes
+PY
+check "6 directed pairs x 2 tests, all ok, schema-valid" $?
+cmp -s "$tmp/mesh.json" "$tmp/stdout.json"
+check "--output holds what -j printed" $?
+
+# ROCECHECK_KEY_FILE is the default key; a wrong key: every host unreachable.
+ROCECHECK_KEY_FILE="$tmp/bad" timeout 30 "$rck" -t 2000 mesh --hosts "$hosts" --transport tcp \
+	--iters 10 -j >"$tmp/bad.json" 2>/dev/null
+rc=$?
+[ $rc -eq 3 ] && python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert all("refused our key" in h["unreachable"] for h in d["hosts"]), d["hosts"]
+assert all(p["result"]["status"] == "unreachable" for p in d["probes"])' "$tmp/bad.json"
+check "a wrong key (from ROCECHECK_KEY_FILE): hosts unreachable, exit 3 ($rc)" $?
+
+# The probe listener with the same key file: right key, wrong key, none.
+port=$(free_port)
+"$rck" probe --listen --transport tcp --bind 127.0.0.1 --port "$port" --key-file "$tmp/key" \
+	--sessions 1 >/dev/null 2>"$tmp/psrv.err" &
+pids+=($!)
+sleep 0.3
+"$rck" probe 127.0.0.1 --port "$port" --transport tcp --key-file "$tmp/bad" --iters 10 >/dev/null 2>"$tmp/p.err"
+rc=$?
+[ $rc -eq 3 ] && grep -q "refused our key" "$tmp/p.err"
+check "probe with a wrong key: exit 3, refused ($rc: $(cat "$tmp/p.err"))" $?
+"$rck" probe 127.0.0.1 --port "$port" --transport tcp --iters 10 >/dev/null 2>"$tmp/p.err"
+rc=$?
+[ $rc -eq 3 ] && grep -q "wants a key" "$tmp/p.err"
+check "probe without a key against a keyed listener: exit 3 ($rc: $(cat "$tmp/p.err"))" $?
+"$rck" probe 127.0.0.1 --port "$port" --transport tcp --qps 2 --key-file "$tmp/key" --iters 50 >/dev/null 2>"$tmp/p.err"
+check "probe with the key, 2 TCP streams ($(cat "$tmp/p.err"))" $?
+
+# The systemd unit, with ExecStart pointing at this build.
+if command -v systemd-analyze >/dev/null; then
+	sed "s#/usr/sbin/rocecheck#$rck#" "$src/contrib/systemd/rocecheck-agent.service" \
+		>"$tmp/rocecheck-agent.service"
+	systemd-analyze verify --man=no "$tmp/rocecheck-agent.service" >"$tmp/sd.txt" 2>&1
+	check "systemd-analyze verify rocecheck-agent.service ($(cat "$tmp/sd.txt"))" $?
+elif [ "${CI:-}" = true ]; then
+	check "systemd-analyze missing (ci/install-deps.sh installs systemd)" 1
+else
+	echo "skip: systemd-analyze not installed"
+fi
+
+echo "$((n - fails)) passed, $fails failed"
+[ $fails -eq 0 ]

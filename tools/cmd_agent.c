@@ -1,0 +1,155 @@
+/* `rocecheck agent`: serve sweep coordinators on this host, with a shared
+ * key file or, with --once, a fresh token printed for a launcher. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "commands.h"
+
+static struct rck_agent *running_agent;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	rck_agent_stop(running_agent);
+}
+
+enum { OPT_LISTEN = 256, OPT_KEY, OPT_ONCE, OPT_IDLE };
+
+const struct cli_opt agent_opts[] = {
+	{ OPT_LISTEN, 0, "listen", "[ADDR:]PORT", "listen there (default port 18530, every address)" },
+	{ OPT_KEY, 0, "key-file", "FILE", "shared key coordinators must prove (ours, mode 600)" },
+	{ OPT_ONCE, 0, "once", NULL, "free port and fresh token: print \"PORT TOKEN\", serve one session" },
+	{ OPT_IDLE, 0, "idle", "S", "end a session (--once: exit) after S seconds without a request (default 60)" },
+	{ 0 }
+};
+
+struct agent_args {
+	struct rck_agent_opts o;
+	const char *key_file;
+	char addr[256];
+	unsigned long port;
+	bool once;
+};
+
+/* "PORT", "ADDR:PORT", "[V6]:PORT". */
+static int parse_listen(const char *arg, char *addr, size_t len, unsigned long *port)
+{
+	const char *colon = strrchr(arg, ':');
+	const char *p = colon ? colon + 1 : arg;
+	size_t n = colon ? (size_t)(colon - arg) : 0;
+
+	if (colon && n > 1 && arg[0] == '[' && arg[n - 1] == ']') {
+		arg++;
+		n -= 2;
+	}
+	if (n >= len || (colon && n == 0) || cli_parse_uint(p, 0, 65535, port))
+		return -EINVAL;
+	memcpy(addr, arg, n);
+	addr[n] = '\0';
+	return 0;
+}
+
+static int agent_opt(struct cli *cli, void *data, int id, const char *arg)
+{
+	struct agent_args *a = data;
+
+	switch (id) {
+	case OPT_LISTEN:
+		if (parse_listen(arg, a->addr, sizeof(a->addr), &a->port))
+			return cli_bad_args(cli, "invalid --listen '%s': [ADDR:]PORT", arg);
+		return 0;
+	case OPT_KEY:
+		a->key_file = arg;
+		return 0;
+	case OPT_ONCE:
+		a->once = true;
+		return 0;
+	case OPT_IDLE:
+		if (cli_parse_double(arg, 0.1, 86400, &a->o.idle_s))
+			return cli_bad_args(cli, "invalid --idle '%s': seconds, 0.1 to 86400", arg);
+		return 0;
+	default:
+		return EXIT_USAGE;
+	}
+}
+
+int cmd_agent(struct cli *cli, int argc, char **argv)
+{
+	struct agent_args aa = { .port = RCK_AGENT_DEFAULT_PORT };
+	struct rck_agent_opts o;
+	struct rck_agent *a = NULL;
+	const char *key_file;
+	uint8_t key[RCK_KEY_MAX];
+	char *addr = aa.addr, err[300], token[2 * 16 + 1];
+	unsigned long port;
+	bool once;
+	struct sigaction sa = { .sa_handler = on_signal };
+	int rc;
+
+	rck_agent_opts_init(&aa.o);
+	rc = cli_parse(cli, argc, argv, agent_opt, &aa);
+	if (rc != CLI_CONTINUE)
+		return rc;
+	if (cli->nargs)
+		return cli_usage_err(cli, "unexpected argument '%s'", cli->args[0]);
+	o = aa.o;
+	key_file = aa.key_file;
+	port = aa.port;
+	once = aa.once;
+	if (once && key_file)
+		return cli_bad_args(cli, "--once makes its own token; no --key-file");
+	if (key_file) {
+		size_t len;
+
+		rc = rck_key_load(key_file, key, sizeof(key), &len, err, sizeof(err));
+		if (rc) {
+			cli_msg(cli, "%s", err);
+			return EXIT_FAIL;
+		}
+		o.key = key;
+		o.key_len = len;
+	}
+	if (once) {
+		uint8_t raw[16];
+
+		if (getrandom(raw, sizeof(raw), 0) != sizeof(raw))
+			return cli_fail(cli, -errno, "no random bytes for a token");
+		for (size_t i = 0; i < sizeof(raw); i++)
+			snprintf(token + 2 * i, 3, "%02x", raw[i]);
+		o.key = (const uint8_t *)token;
+		o.key_len = strlen(token);
+		port = 0;
+	}
+	o.bind_addr = addr[0] ? addr : NULL;
+	o.port = (unsigned int)port;
+	rc = rck_agent_new(cli->ctx, &o, &a);
+	memset(key, 0, sizeof(key));
+	if (rc)
+		return cli_fail(cli, rc, "cannot listen");
+	running_agent = a;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (once) {
+		printf("%u %s\n", rck_agent_port(a), token);
+		fflush(stdout);
+		/* Exit when the session ends, or when nobody came within the idle time. */
+		do
+			rc = rck_agent_serve(a, (int)(o.idle_s * 1000));
+		while (rc == -EACCES);
+	} else {
+		if (cli->verbose)
+			cli_msg(cli, "listening on port %u", rck_agent_port(a));
+		do
+			rc = rck_agent_serve(a, -1);
+		while (rc == 0 || rc == -EACCES);
+	}
+	rck_agent_free(a);
+	if (rc == -EINTR || rc == 0 || (once && rc == -ETIMEDOUT))
+		return rc == -ETIMEDOUT ? EXIT_UNREACHABLE : 0;
+	return cli_fail(cli, rc, "serving");
+}

@@ -1,0 +1,324 @@
+/* `rocecheck mesh`: sweep probes between every pair of hosts through their
+ * agents, and print or save the sweep result. */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "mesh_launch.h"
+
+static struct rck_mesh_config *running_cfg;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	rck_mesh_cancel(running_cfg);
+}
+
+enum { OPT_HOSTS = 256, OPT_HOSTFILE, OPT_TEST, OPT_PATTERN, OPT_PAIRS, OPT_RAILS, OPT_TRANSPORT,
+       OPT_SIZE, OPT_ITERS, OPT_DURATION, OPT_DEADLINE, OPT_KEY, OPT_OUTPUT, OPT_LAUNCHER };
+
+const struct cli_opt mesh_opts[] = {
+	{ OPT_HOSTS, 0, "hosts", "LIST", "hosts or a nodelist (node[01-16]); NAME:PORT: an agent on another port" },
+	{ OPT_HOSTFILE, 0, "hostfile", "FILE", "one nodelist expression per line" },
+	{ OPT_TEST, 0, "test", "bw,lat", "tests on every pair (default bw)" },
+	{ OPT_PATTERN, 0, "pattern", "P", "full (default), quick, incast:K, or pairs (with --pairs)" },
+	{ OPT_PAIRS, 0, "pairs", "FILE", "explicit \"SRC DST\" pairs, one a line" },
+	{ OPT_RAILS, 0, "rails", "same|all", "NIC i with NIC i (default), or every NIC with every NIC" },
+	{ 'd', 'd', "device", "DEV", "only NICs of device DEV" },
+	{ OPT_TRANSPORT, 0, "transport", "rdma|tcp", "probe transport (default rdma)" },
+	{ OPT_SIZE, 0, "size", "BYTES", "message size (default per test)" },
+	{ OPT_ITERS, 0, "iters", "N", "messages per probe (default 1000)" },
+	{ OPT_DURATION, 0, "duration", "S", "measure each probe for S seconds instead" },
+	{ OPT_DEADLINE, 0, "deadline", "S", "record what has not run after S seconds as skipped" },
+	{ OPT_KEY, 0, "key-file", "FILE", "the agents' shared key (default $ROCECHECK_KEY_FILE)" },
+	{ OPT_OUTPUT, 0, "output", "FILE", "also write the JSON result to FILE" },
+	{ OPT_LAUNCHER, 0, "launcher", "L",
+	  "start the agents (--once) through none (default: running agents), ssh, srun, pdsh, mpirun or 'TEMPLATE {host}'" },
+	{ 0 }
+};
+
+static void show_progress(void *data, const struct rck_mesh_progress *p)
+{
+	(void)data;
+	fprintf(stderr, "\rmesh: %u/%u probes, %.1f s elapsed", p->done, p->total, p->elapsed_s);
+	if (!isnan(p->eta_s))
+		fprintf(stderr, ", ETA %.1f s", p->eta_s);
+	if (p->hosts_down)
+		fprintf(stderr, ", %u hosts down", p->hosts_down);
+	fprintf(stderr, "   ");
+	if (p->done == p->total)
+		fputc('\n', stderr);
+}
+
+static int parse_tests(const char *arg, unsigned int *mask)
+{
+	char buf[64], *save = NULL;
+
+	if (strlen(arg) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, arg);
+	*mask = 0;
+	for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(w, "bw"))
+			*mask |= 1u << RCK_MESH_TEST_BW;
+		else if (!strcmp(w, "lat"))
+			*mask |= 1u << RCK_MESH_TEST_LAT;
+		else
+			return -EINVAL;
+	}
+	return *mask ? 0 : -EINVAL;
+}
+
+/* "NAME:PORT" (one colon, digits after it) names an agent on another port. */
+static int add_host(struct rck_mesh_config *c, const char *name)
+{
+	const char *colon = strchr(name, ':');
+	unsigned long port = 0;
+	char addr[RCK_HOST_NAME_MAX + 1];
+
+	if (colon && !strchr(colon + 1, ':') && !cli_parse_uint(colon + 1, 1, 65535, &port)) {
+		snprintf(addr, sizeof(addr), "%.*s", (int)(colon - name), name);
+		return rck_mesh_config_add_host(c, name, addr, (unsigned int)port, NULL, 0);
+	}
+	return rck_mesh_config_add_host(c, name, NULL, 0, NULL, 0);
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t cap = 0;
+
+	if (!f)
+		return NULL;
+	*len = 0;
+	for (;;) {
+		char *n;
+
+		if (*len + 4096 > cap && (cap = cap * 2 + 4096) > (16u << 20))
+			break;
+		if (!(n = realloc(buf, cap)))
+			break;
+		buf = n;
+		size_t got = fread(buf + *len, 1, cap - *len, f);
+
+		*len += got;
+		if (got == 0) {
+			fclose(f);
+			return buf;
+		}
+	}
+	fclose(f);
+	free(buf);
+	return NULL;
+}
+
+/* Write the JSON result to @path through a temporary file and rename. */
+static int save(struct cli *cli, const struct rck_mesh *m, const char *path)
+{
+	char tmp[4096];
+	FILE *f;
+	int rc;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
+	f = fopen(tmp, "w");
+	if (!f)
+		return cli_fail(cli, -errno, "cannot write %s", path);
+	rc = rck_mesh_write(m, f, cli->fmt == RCK_FORMAT_JSON_PRETTY ? RCK_FORMAT_JSON_PRETTY
+								      : RCK_FORMAT_JSON);
+	if (fclose(f) && !rc)
+		rc = -errno;
+	if (!rc && rename(tmp, path))
+		rc = -errno;
+	if (rc) {
+		unlink(tmp);
+		return cli_fail(cli, rc, "cannot write %s", path);
+	}
+	return 0;
+}
+
+struct mesh_args {
+	struct rck_hostlist *hl;
+	struct rck_mesh_config *c;
+	const char *key_file, *output, *pairs, *pattern, *launcher;
+	struct rck_launch *launch; /* agents started by --launcher, stopped at the end */
+	enum rck_probe_transport transport;
+	unsigned long size, iters;
+	double duration, deadline;
+};
+
+static int mesh_opt(struct cli *cli, void *data, int c, const char *arg)
+{
+	struct mesh_args *a = data;
+	char err[300];
+	unsigned int mask;
+	int rc;
+
+	switch (c) {
+	case OPT_HOSTS:
+	case OPT_HOSTFILE:
+		rc = c == OPT_HOSTS ? rck_hostlist_add(a->hl, arg, err, sizeof(err))
+			      : rck_hostlist_add_file(a->hl, arg, err, sizeof(err));
+		if (rc)
+			return cli_bad_args(cli, "invalid %s '%s': %s",
+					    c == OPT_HOSTS ? "--hosts" : "--hostfile", arg,
+					    rc == -EINVAL || rc == -E2BIG ? err : strerror(-rc));
+		return 0;
+	case OPT_TEST:
+		if (parse_tests(arg, &mask) || rck_mesh_config_set_tests(a->c, mask))
+			return cli_bad_args(cli, "invalid --test '%s': bw, lat or bw,lat", arg);
+		return 0;
+	case OPT_PATTERN:
+		a->pattern = arg;
+		return 0;
+	case OPT_RAILS:
+		if (strcmp(arg, "same") && strcmp(arg, "all"))
+			return cli_bad_args(cli, "invalid --rails '%s': same or all", arg);
+		rck_mesh_config_set_rails(a->c, arg);
+		return 0;
+	case 'd':
+		snprintf(err, sizeof(err), "device:%s", arg);
+		if (!*arg || rck_mesh_config_set_rails(a->c, err))
+			return cli_bad_args(cli, "invalid --device '%s'", arg);
+		return 0;
+	case OPT_TRANSPORT:
+		if (strcmp(arg, "rdma") && strcmp(arg, "tcp"))
+			return cli_bad_args(cli, "invalid --transport '%s': rdma or tcp", arg);
+		a->transport = strcmp(arg, "tcp") ? RCK_PROBE_TRANSPORT_RDMA : RCK_PROBE_TRANSPORT_TCP;
+		return 0;
+	case OPT_SIZE:
+		if (cli_parse_uint(arg, 1, 1u << 30, &a->size))
+			return cli_bad_args(cli, "invalid --size '%s': bytes, 1 to 2^30", arg);
+		return 0;
+	case OPT_ITERS:
+		if (cli_parse_uint(arg, 1, 100000000, &a->iters))
+			return cli_bad_args(cli, "invalid --iters '%s': 1 to 100000000", arg);
+		return 0;
+	case OPT_DURATION:
+		if (cli_parse_double(arg, 0.001, 3600, &a->duration))
+			return cli_bad_args(cli, "invalid --duration '%s': seconds, up to 3600", arg);
+		return 0;
+	case OPT_DEADLINE:
+		if (cli_parse_double(arg, 0.001, 1e6, &a->deadline))
+			return cli_bad_args(cli, "invalid --deadline '%s': seconds", arg);
+		return 0;
+	case OPT_KEY:
+		a->key_file = arg;
+		return 0;
+	case OPT_OUTPUT:
+		a->output = arg;
+		return 0;
+	case OPT_LAUNCHER:
+		a->launcher = arg;
+		return 0;
+	case OPT_PAIRS:
+		a->pairs = arg;
+		return 0;
+	default:
+		return EXIT_USAGE;
+	}
+}
+
+/* Pattern, key and probe settings once all options are in. */
+static int finish_config(struct cli *cli, struct mesh_args *a)
+{
+	const char *pattern = a->pattern ? a->pattern : a->pairs ? "pairs" : "full";
+	uint8_t key[RCK_KEY_MAX];
+	char err[300];
+	size_t len = 0;
+	char *text = NULL;
+	int rc;
+
+	if (!strcmp(pattern, "pairs") != !!a->pairs)
+		return cli_bad_args(cli, "--pattern pairs and --pairs FILE go together");
+	if (a->pairs && !(text = read_file(a->pairs, &len)))
+		return cli_fail(cli, -errno, "cannot read --pairs '%s'", a->pairs);
+	rc = rck_mesh_config_set_pattern(a->c, pattern, text, len, a->pairs);
+	free(text);
+	if (rc)
+		return cli_bad_args(cli, "invalid --pattern '%s': full, quick, incast:K or pairs",
+				    pattern);
+	if (rck_mesh_config_set_probe(a->c, a->transport, (uint32_t)a->size,
+				      a->iters ? a->iters : 1000, a->duration) ||
+	    rck_mesh_config_set_deadline(a->c, a->deadline))
+		return cli_bad_args(cli, "invalid probe settings");
+	if (a->key_file) {
+		rc = rck_key_load(a->key_file, key, sizeof(key), &len, err, sizeof(err));
+		if (rc) {
+			cli_msg(cli, "%s", err);
+			return EXIT_FAIL;
+		}
+		rck_mesh_config_set_key(a->c, key, len);
+		memset(key, 0, sizeof(key));
+	}
+	/* Agents started now, each with its own port and token. */
+	if (a->launcher && strcmp(a->launcher, "none"))
+		return mesh_launch_hosts(cli, a->c, a->hl, a->launcher, &a->launch);
+	for (unsigned int i = 0; i < rck_hostlist_count(a->hl); i++)
+		if (add_host(a->c, rck_hostlist_get(a->hl, i)))
+			return cli_bad_args(cli, "invalid host '%s'", rck_hostlist_get(a->hl, i));
+	return 0;
+}
+
+static int run(struct cli *cli, struct mesh_args *a)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct rck_mesh *m = NULL;
+	unsigned int down = 0;
+	int rc;
+
+	if (isatty(STDERR_FILENO))
+		rck_mesh_config_set_progress(a->c, show_progress, NULL);
+	running_cfg = a->c;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	rc = rck_mesh_run(cli->ctx, a->c, &m);
+	if (rc == -EINVAL)
+		return EXIT_USAGE;
+	if (rc)
+		return cli_fail(cli, rc, "sweep");
+	mesh_launch_mark(a->launch, m);
+	for (unsigned int h = 0; h < rck_mesh_host_count(m); h++)
+		down += rck_mesh_host_unreachable(m, h) != NULL;
+	rc = a->output ? save(cli, m, a->output) : 0;
+	if (!rc && (rc = rck_mesh_write(m, stdout, cli->fmt)))
+		rc = cli_fail(cli, rc, "cannot write the result");
+	rck_mesh_free(m);
+	return rc ? rc : down ? EXIT_UNREACHABLE : 0;
+}
+
+int cmd_mesh(struct cli *cli, int argc, char **argv)
+{
+	struct mesh_args a = { .transport = RCK_PROBE_TRANSPORT_RDMA };
+	int rc;
+
+	if (rck_hostlist_new(&a.hl) || rck_mesh_config_new(&a.c)) {
+		rck_hostlist_free(a.hl);
+		return cli_fail(cli, -ENOMEM, "out of memory");
+	}
+	rc = cli_parse(cli, argc, argv, mesh_opt, &a);
+	if (rc != CLI_CONTINUE)
+		goto out;
+	rc = 0;
+	if (cli->nargs)
+		rc = cli_usage_err(cli, "unexpected argument '%s'", cli->args[0]);
+	if (!rc && rck_hostlist_count(a.hl) < 2)
+		rc = cli_usage_err(cli, "give at least 2 hosts (--hosts or --hostfile)");
+	/* The tool, never the library, reads the environment. */
+	if (!rc && !a.key_file)
+		a.key_file = getenv("ROCECHECK_KEY_FILE");
+	if (!rc)
+		rc = finish_config(cli, &a);
+	if (!rc)
+		rc = run(cli, &a);
+out:
+	rck_launch_free(a.launch);
+	rck_mesh_config_free(a.c);
+	rck_hostlist_free(a.hl);
+	return rc;
+}
