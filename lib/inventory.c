@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <infiniband/verbs.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,8 +57,11 @@ static char *read_state(const struct rck_ctx *ctx, const char *path)
 	return s;
 }
 
-/* Leading decimal of "100 Gb/sec (4X EDR)" or "16.0 GT/s PCIe". */
-static int parse_leading_double(const char *s, double *out)
+/* Leading decimal of "100 Gb/sec (4X EDR)" or "16.0 GT/s PCIe". A value
+ * that is not finite ("1e999") is refused with a warning: no rate or speed
+ * is infinite, and JSON cannot carry it. */
+static int parse_leading_double(const struct rck_ctx *ctx, const char *path, const char *s,
+				double *out)
 {
 	char *end;
 	double v;
@@ -67,19 +71,29 @@ static int parse_leading_double(const char *s, double *out)
 	v = strtod(s, &end);
 	if (end == s || v < 0)
 		return -EINVAL;
+	if (!isfinite(v)) {
+		rck_warn(ctx, "%s: '%s' is not a finite number, ignored", path, s);
+		return -ERANGE;
+	}
 	*out = v;
 	return 0;
 }
 
-static int read_uint(const char *path, unsigned int *out)
+/* An unsigned decimal attribute; text that is there but not one decimal
+ * number ("0x20": the kernel writes decimal) is refused with a warning. */
+static int read_uint(const struct rck_ctx *ctx, const char *path, unsigned int *out)
 {
 	uint64_t v;
 	int rc = sysfs_read_u64(path, &v, NULL, 0);
 
+	if (rc == -EINVAL || rc == -ERANGE)
+		rck_warn(ctx, "%s: not a decimal number, ignored", path);
 	if (rc)
 		return rc;
-	if (v > UINT_MAX)
+	if (v > UINT_MAX) {
+		rck_warn(ctx, "%s: %llu is out of range, ignored", path, (unsigned long long)v);
 		return -ERANGE;
+	}
 	*out = (unsigned int)v;
 	return 0;
 }
@@ -120,11 +134,11 @@ static void read_pci(const struct rck_ctx *ctx, const char *devdir, struct rck_p
 
 #define PCI_ATTR(name) sysfs_at(path, sizeof(path), real, name)
 	if (!sysfs_read_str(PCI_ATTR("current_link_speed"), buf, sizeof(buf)))
-		parse_leading_double(buf, &pci->speed_gts);
+		parse_leading_double(ctx, path, buf, &pci->speed_gts);
 	if (!sysfs_read_str(PCI_ATTR("max_link_speed"), buf, sizeof(buf)))
-		parse_leading_double(buf, &pci->max_speed_gts);
-	read_uint(PCI_ATTR("current_link_width"), &pci->width);
-	read_uint(PCI_ATTR("max_link_width"), &pci->max_width);
+		parse_leading_double(ctx, path, buf, &pci->max_speed_gts);
+	read_uint(ctx, PCI_ATTR("current_link_width"), &pci->width);
+	read_uint(ctx, PCI_ATTR("max_link_width"), &pci->max_width);
 	/* sysfs writes -1 for "no NUMA affinity"; that is unknown, not node 0. */
 	if (!sysfs_read_str(PCI_ATTR("numa_node"), buf, sizeof(buf)) && buf[0] != '-' &&
 	    !sysfs_parse_u64(buf, &v) && v < 4096) {
@@ -303,7 +317,7 @@ static void read_netdev(const struct rck_ctx *ctx, struct rck_port *port)
 	if (!port->netdev)
 		return;
 	if (!sysfs_path(ctx, path, sizeof(path), "class/net/%s/mtu", port->netdev))
-		read_uint(path, &port->netdev_mtu);
+		read_uint(ctx, path, &port->netdev_mtu);
 	if (!sysfs_path(ctx, path, sizeof(path), "class/net/%s/operstate", port->netdev))
 		port->netdev_operstate = read_attr(ctx, path);
 }
@@ -321,7 +335,7 @@ static int read_port(const struct rck_ctx *ctx, const char *devdir, unsigned int
 	port->phys_state = read_state(ctx, PORT_ATTR("phys_state"));
 	port->link_layer = read_attr(ctx, PORT_ATTR("link_layer"));
 	if (!sysfs_read_str(PORT_ATTR("rate"), buf, sizeof(buf)) &&
-	    !parse_leading_double(buf, &port->rate_gbps))
+	    !parse_leading_double(ctx, path, buf, &port->rate_gbps))
 		port->has_rate = true;
 #undef PORT_ATTR
 	rc = read_gids(ctx, portdir, port);
