@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "counters.h"
@@ -293,20 +294,30 @@ RCK_EXPORT int rck_snapshot_save_cancellable(const struct rck_snapshot *snap, co
 	if (fclose(mem) && !rc)
 		rc = -ENOMEM;
 	/* A hidden unique name in the target's directory, so rename() replaces
-	 * the target whole and a leftover is never taken for a snapshot. */
+	 * the target whole and a leftover is never taken for a snapshot.
+	 * open() with 0666 (not mkstemp's 0600): a new file gets the umask's
+	 * permissions, as any file the user writes. */
 	slash = strrchr(path, '/');
-	if (!rc && asprintf(&tmp, "%.*s.%s.tmp.XXXXXX", slash ? (int)(slash - path + 1) : 0, path,
-			    slash ? slash + 1 : path) < 0) {
-		tmp = NULL;
-		rc = -ENOMEM;
+	for (unsigned int attempt = 0; !rc && fd < 0 && attempt < 64; attempt++) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		free(tmp);
+		if (asprintf(&tmp, "%.*s.%s.tmp.%ld.%lx", slash ? (int)(slash - path + 1) : 0, path,
+			     slash ? slash + 1 : path, (long)getpid(),
+			     (unsigned long)ts.tv_nsec ^ ((unsigned long)attempt << 20)) < 0) {
+			tmp = NULL;
+			rc = -ENOMEM;
+		} else if (cancelled(cancel)) {
+			rc = -ECANCELED;
+		} else {
+			fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+			if (fd < 0 && errno != EEXIST)
+				rc = -errno;
+		}
 	}
-	if (!rc && cancelled(cancel))
-		rc = -ECANCELED;
-	if (!rc) {
-		fd = mkostemp(tmp, O_CLOEXEC);
-		if (fd < 0)
-			rc = -errno;
-	}
+	if (!rc && fd < 0)
+		rc = -EEXIST;
 	if (fd >= 0) {
 		if (mode && fchmod(fd, mode))
 			rc = -errno;

@@ -3,9 +3,11 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "commands.h"
 
@@ -125,6 +127,10 @@ static int run_diff(struct cli *cli, const struct counters_args *a)
 			rc = EXIT_FAIL;
 		} else if (err) {
 			rc = cli_fail(cli, err, "counters: cannot compare");
+		} else if (!rck_delta_port_count(d)) {
+			fprintf(stderr, "%s: counters: %s and %s have no port in common\n", cli->prog,
+				a->diff_old, a->diff_new);
+			rc = EXIT_FAIL;
 		} else if ((err = rck_delta_write(d, stdout, cli->fmt, a->all))) {
 			rc = cli_fail(cli, err, "counters: cannot write");
 		}
@@ -139,11 +145,17 @@ static int snapshot(struct cli *cli, const struct rck_inventory *inv, const stru
 		    struct rck_snapshot **out)
 {
 	int rc = rck_snapshot_new(cli->ctx, inv, a->target ? a->dev : NULL, a->port, out);
+	char host[256];
 
 	if (rc == -ENODEV)
 		return cli_fail(cli, rc, "counters: %s", a->target);
 	if (rc)
 		return cli_fail(cli, rc, "counters: cannot read the counters");
+	/* The library reads no host name: the snapshot is told where it was taken. */
+	if (!gethostname(host, sizeof(host))) {
+		host[sizeof(host) - 1] = '\0';
+		rck_snapshot_set_host(*out, host);
+	}
 	if (rck_snapshot_port_count(*out) == 0 && cli->fmt == RCK_FORMAT_TEXT)
 		fprintf(stderr, "%s: no RDMA devices found\n", cli->prog);
 	return 0;
@@ -195,6 +207,48 @@ static int run_interval(struct cli *cli, const struct counters_args *a)
 	return rc;
 }
 
+static volatile sig_atomic_t save_signal;
+
+static void on_signal(int sig)
+{
+	save_signal = sig;
+}
+
+/* --save FILE: the library writes a temporary file and renames it; a
+ * signal sets a flag it checks, so it removes the temporary file and
+ * stops, and the process then dies of that signal as it would have. */
+static int save(struct cli *cli, const struct rck_snapshot *snap, const char *path)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa = { .sa_handler = on_signal }, old[3];
+	int err;
+
+	if (!strcmp(path, "-")) {
+		err = rck_snapshot_write_all(snap, stdout, cli->fmt == RCK_FORMAT_JSON ? cli->fmt
+							: RCK_FORMAT_JSON_PRETTY, true);
+		return err ? cli_fail(cli, err, "counters: cannot write the snapshot") : 0;
+	}
+	sigemptyset(&sa.sa_mask);
+	for (int i = 0; i < 3; i++)
+		sigaction(sigs[i], &sa, &old[i]);
+	err = rck_snapshot_save_cancellable(snap, path, &save_signal);
+	for (int i = 0; i < 3; i++)
+		sigaction(sigs[i], &old[i], NULL);
+	if (save_signal)
+		raise(save_signal);
+	if (err == -ELOOP) {
+		fprintf(stderr, "%s: counters: cannot save to %s: a symbolic link (not followed; "
+			"give the file it points to)\n", cli->prog, path);
+		return EXIT_FAIL;
+	}
+	if (err)
+		return cli_fail(cli, err, "counters: cannot save to %s", path);
+	if (cli->verbose)
+		fprintf(stderr, "%s: saved %u ports to %s\n", cli->prog, rck_snapshot_port_count(snap),
+			path);
+	return 0;
+}
+
 int cmd_counters(struct cli *cli, int argc, char **argv)
 {
 	struct counters_args a = { 0 };
@@ -212,13 +266,7 @@ int cmd_counters(struct cli *cli, int argc, char **argv)
 	if (rc)
 		return rc;
 	if (a.save) {
-		int err = rck_snapshot_save(snap, a.save);
-
-		if (err)
-			rc = cli_fail(cli, err, "counters: cannot save to %s", a.save);
-		else if (cli->verbose)
-			fprintf(stderr, "%s: saved %u ports to %s\n", cli->prog,
-				rck_snapshot_port_count(snap), a.save);
+		rc = save(cli, snap, a.save);
 	} else {
 		int err = rck_snapshot_write_all(snap, stdout, cli->fmt, a.all);
 

@@ -139,7 +139,7 @@ int rck_snapshot_write_all(const struct rck_snapshot *snap, FILE *out, enum rck_
 			   bool all);
 /**
  * Save the JSON of rck_snapshot_write() (indented) to @path atomically: a
- * hidden temporary file in the same directory (".NAME.tmp.XXXXXX"),
+ * hidden temporary file in the same directory (".NAME.tmp.PID.X"),
  * written, fsynced, renamed over @path, then the directory fsynced. An
  * existing @path keeps its permission bits. @path must be absent or a
  * regular file: a symbolic link is refused with -ELOOP (never followed
