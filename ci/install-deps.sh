@@ -14,8 +14,9 @@ build_pkgs=(
   libjansson-dev libpcap-dev lldpad-dev libcmocka-dev
 )
 # Tests: valgrind, the veth/netns tools, ethtool to compare against, clang
-# with its libFuzzer runtime for the fuzz suite.
-test_pkgs=(valgrind iproute2 ethtool python3 jq clang libclang-rt-dev)
+# with its libFuzzer runtime for the fuzz suite, jsonschema for the JSON
+# schemas, strace to hold a save in fsync while a signal arrives.
+test_pkgs=(valgrind iproute2 ethtool python3 python3-jsonschema jq strace clang libclang-rt-dev)
 # Virtual fabric (rocelab): Debian's kernel with rdma_rxe, qemu, guest userland.
 lab_pkgs=(
   qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static kmod cpio

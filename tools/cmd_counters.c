@@ -229,8 +229,11 @@ static int save(struct cli *cli, const struct rck_snapshot *snap, const char *pa
 		return err ? cli_fail(cli, err, "counters: cannot write the snapshot") : 0;
 	}
 	sigemptyset(&sa.sa_mask);
+	/* A signal ignored by whoever started us (nohup, a background job)
+	 * stays ignored. */
 	for (int i = 0; i < 3; i++)
-		sigaction(sigs[i], &sa, &old[i]);
+		if (!sigaction(sigs[i], NULL, &old[i]) && old[i].sa_handler != SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
 	err = rck_snapshot_save_cancellable(snap, path, &save_signal);
 	for (int i = 0; i < 3; i++)
 		sigaction(sigs[i], &old[i], NULL);

@@ -3,12 +3,14 @@
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
+#include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -948,6 +950,64 @@ static void test_load_rejects(void **state)
 	rck_ctx_free(ctx);
 }
 
+/* Nothing but @name in directory @dir. */
+static void assert_only(const char *dir, const char *name)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "test \"$(ls -A '%s')\" = '%s'", dir, name);
+	if (system(cmd))
+		fail_msg("%s holds more than %s", dir, name);
+}
+
+static void test_save_policy(void **state)
+{
+	struct rck_ctx *ctx = ctx_for("mlx5", NULL);
+	struct rck_snapshot *s = snap_of(ctx), *l = NULL;
+	volatile sig_atomic_t cancel = 1;
+	char *dir = tmp_path("savedir"), *path, *link, cmd[512];
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(mkdir(dir, 0700), 0);
+	assert_true(asprintf(&path, "%s/snap.json", dir) > 0);
+	assert_true(asprintf(&link, "%s/link.json", dir) > 0);
+	/* Cancelled before it starts: nothing written at all. */
+	assert_int_equal(rck_snapshot_save_cancellable(s, path, &cancel), -ECANCELED);
+	assert_int_equal(access(path, F_OK), -1);
+	snprintf(cmd, sizeof(cmd), "test -z \"$(ls -A '%s')\"", dir);
+	assert_int_equal(system(cmd), 0);
+	/* Saved: the mode of an existing file is kept, no temporary is left. */
+	assert_int_equal(rck_snapshot_set_host(s, "node-17"), 0);
+	assert_int_equal(rck_snapshot_save(s, path), 0);
+	assert_int_equal(chmod(path, 0640), 0);
+	assert_int_equal(rck_snapshot_save(s, path), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0640);
+	assert_only(dir, "snap.json");
+	cancel = 1;
+	assert_int_equal(rck_snapshot_save_cancellable(s, path, &cancel), -ECANCELED);
+	assert_only(dir, "snap.json");
+	assert_int_equal(rck_snapshot_load(ctx, path, &l), 0);
+	assert_string_equal(rck_snapshot_host(l), "node-17");
+	rck_snapshot_free(l);
+	/* A symlink is refused, neither followed nor replaced. */
+	assert_int_equal(symlink("snap.json", link), 0);
+	assert_int_equal(rck_snapshot_save(s, link), -ELOOP);
+	assert_int_equal(lstat(link, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_int_equal(rck_snapshot_save(s, dir), -EISDIR);
+	assert_int_equal(rck_snapshot_set_host(s, NULL), 0);
+	assert_null(rck_snapshot_host(s));
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	free(path);
+	free(link);
+	free(dir);
+	rck_snapshot_free(s);
+	rck_ctx_free(ctx);
+}
+
 /* ---- the recorded `ethtool -S` form ---- */
 
 static void test_sidecar(void **state)
@@ -1039,6 +1099,7 @@ int main(void)
 		cmocka_unit_test(test_save_load),
 		cmocka_unit_test(test_saved_saturation),
 		cmocka_unit_test(test_load_rejects),
+		cmocka_unit_test(test_save_policy),
 		cmocka_unit_test(test_sidecar),
 	};
 
