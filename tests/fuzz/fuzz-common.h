@@ -1,0 +1,43 @@
+/* Shared by the counters fuzz targets: one context whose log function
+ * formats and drops every message, and a sink for written output. */
+#ifndef RCK_FUZZ_COMMON_H
+#define RCK_FUZZ_COMMON_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <syslog.h>
+
+#include "rocecheck/rocecheck.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void fuzz_log(void *data, int prio, const char *msg)
+{
+	(void)data;
+	(void)prio;
+	(void)msg;
+}
+
+static struct rck_ctx *fuzz_ctx(void)
+{
+	static struct rck_ctx *ctx;
+
+	if (!ctx) {
+		if (rck_ctx_new(&ctx))
+			abort();
+		rck_ctx_set_log_fn(ctx, fuzz_log, NULL);
+		rck_ctx_set_log_priority(ctx, LOG_DEBUG);
+	}
+	return ctx;
+}
+
+static FILE *fuzz_sink(void)
+{
+	static FILE *f;
+
+	if (!f && !(f = fopen("/dev/null", "w")))
+		abort();
+	return f;
+}
+
+#endif

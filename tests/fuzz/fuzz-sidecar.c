@@ -1,0 +1,31 @@
+/* Fuzz target of the recorded ethtool/pause sidecar parser (`ethtool -S`
+ * text of a recorded tree): any text parses, maps onto the neutral
+ * counters of every vendor and writes out in every form without failing. */
+#include <string.h>
+
+#include "fuzz-common.h"
+#include "counters.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct rck_snapshot snap;
+	struct ctr_port p;
+
+	memset(&p, 0, sizeof(p));
+	if (ctr_sidecar_parse(fuzz_ctx(), "fuzz", (const char *)data, size,
+			      size && data[0] & 1 ? "pause" : "ethtool", &p))
+		abort();
+	ctr_raw_finish(&p);
+	p.dev = strdup("mlx5_0");
+	p.port = 1;
+	if (!p.dev || ctr_map_neutral(&p, (enum rck_vendor)(size % 5)))
+		abort();
+	memset(&snap, 0, sizeof(snap));
+	snap.ports = &p;
+	snap.n_ports = 1;
+	if (rck_snapshot_write_all(&snap, fuzz_sink(), RCK_FORMAT_TEXT, true) ||
+	    rck_snapshot_write_all(&snap, fuzz_sink(), RCK_FORMAT_JSON, true))
+		abort();
+	ctr_port_clear(&p);
+	return 0;
+}
