@@ -154,13 +154,26 @@ static char *escape(const char *s)
 	return out;
 }
 
+/* Printable ASCII: what needs no escaping (the common case, checked with
+ * one strspn() before anything is copied). */
+static const char printable[] =
+	" !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`"
+	"abcdefghijklmnopqrstuvwxyz{|}~";
+
+static bool is_clean(const char *s)
+{
+	return !s[strspn(s, printable)];
+}
+
 static void text(struct emit *e, const char *tfmt, const char *val)
 {
 	char *safe;
 
 	if (!tfmt || emit_is_json(e))
 		return;
-	safe = escape(val ? val : "n/a");
+	if (!val)
+		val = "n/a";
+	safe = is_clean(val) ? (char *)val : escape(val);
 	if (!safe) {
 		e->err = -ENOMEM;
 		return;
@@ -169,7 +182,8 @@ static void text(struct emit *e, const char *tfmt, const char *val)
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 	fprintf(e->out, tfmt, safe);
 #pragma GCC diagnostic pop
-	free(safe);
+	if (safe != val)
+		free(safe);
 }
 
 void emit_label(struct emit *e, const char *indent, const char *label, int width)
@@ -179,7 +193,7 @@ void emit_label(struct emit *e, const char *indent, const char *label, int width
 
 	if (emit_is_json(e))
 		return;
-	safe = escape(label);
+	safe = is_clean(label) ? (char *)label : escape(label);
 	if (!safe) {
 		e->err = -ENOMEM;
 		return;
@@ -187,7 +201,8 @@ void emit_label(struct emit *e, const char *indent, const char *label, int width
 	n = (int)strlen(safe);
 	/* Padded to @width, and at least one space before the value. */
 	fprintf(e->out, "%s%s%*s", indent, safe, n < width ? width - n : 1, "");
-	free(safe);
+	if (safe != label)
+		free(safe);
 }
 
 /* jansson refuses strings that are not UTF-8 (a device name in a recorded

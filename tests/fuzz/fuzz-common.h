@@ -18,7 +18,7 @@ static void fuzz_log(void *data, int prio, const char *msg)
 	(void)msg;
 }
 
-static struct rck_ctx *fuzz_ctx(void)
+static inline struct rck_ctx *fuzz_ctx(void)
 {
 	static struct rck_ctx *ctx;
 
@@ -31,7 +31,7 @@ static struct rck_ctx *fuzz_ctx(void)
 	return ctx;
 }
 
-static FILE *fuzz_sink(void)
+static inline FILE *fuzz_sink(void)
 {
 	static FILE *f;
 
