@@ -97,6 +97,14 @@ done
 check "non-finite rate: warned" "grep -q \"rate: '1e999' is not a finite number\" '$t/err'"
 r --sysfs-root "$t/inf" devices
 check "non-finite rate: text devices exit 0" "[ $? -eq 0 ]"
+# Bytes that are not UTF-8 in a board id: JSON still whole (jansson refuses
+# such strings; they go out with '?'), text escaped.
+printf 'MCX\377\376-\303\n' >"$t/inf/devices/pci0000:00/0000:00:02.0/0000:3b:00.0/mlx5_core.rdma.0/infiniband/mlx5_0/board_id"
+r --sysfs-root "$t/inf" -j devices
+check "board id not UTF-8: -j devices exit 0 (got $rc), valid JSON" \
+	"[ $rc -eq 0 ] && python3 -c 'import json,sys; sys.exit(json.load(open(\"$t/out\"))[\"devices\"][0][\"board_id\"]!=\"MCX??-?\")'"
+r --sysfs-root "$t/inf" devices
+check "board id not UTF-8: text escaped" "[ $rc -eq 0 ] && grep -qF 'MCX\xff\xfe-\xc3' '$t/out'"
 
 # ---- sysfs numbers are decimal ----
 tree mlx5 dec
