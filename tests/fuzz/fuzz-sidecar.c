@@ -1,7 +1,7 @@
 /* Fuzz target of the recorded ethtool/pause sidecar parser (`ethtool -S`
  * text of a recorded tree): any text parses, maps onto the neutral
- * counters of every vendor and writes out without failing (text or JSON:
- * bit 1 of the first byte; bit 0 picks the source). */
+ * counters of every vendor and writes out without failing (bit 0 of the
+ * first byte picks the source, bit 2 whether to write, bit 1 text or JSON). */
 #include <string.h>
 
 #include "fuzz-common.h"
@@ -24,8 +24,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&snap, 0, sizeof(snap));
 	snap.ports = &p;
 	snap.n_ports = 1;
-	if (rck_snapshot_write_all(&snap, fuzz_sink(),
-				   size && data[0] & 2 ? RCK_FORMAT_JSON : RCK_FORMAT_TEXT, true))
+	/* Writing costs more than the rest: one run in two writes, one form. */
+	if (size && data[0] & 4 &&
+	    rck_snapshot_write_all(&snap, fuzz_sink(), data[0] & 2 ? RCK_FORMAT_JSON : RCK_FORMAT_TEXT,
+				   true))
 		abort();
 	ctr_port_clear(&p);
 	return 0;
