@@ -14,9 +14,10 @@ build_pkgs=(
   libjansson-dev libpcap-dev lldpad-dev libcmocka-dev
 )
 # Tests: valgrind, the veth/netns tools, ethtool to compare against, clang
-# with its libFuzzer runtime for the fuzz suite, jsonschema for the JSON
-# schemas, strace to hold a save in fsync while a signal arrives.
-test_pkgs=(valgrind iproute2 ethtool python3 python3-jsonschema jq strace clang libclang-rt-dev)
+# with its libFuzzer runtime for the fuzz suite, python3-jsonschema for the
+# JSON schemas, tshark (and its editcap) to compare rocecap against, strace
+# to hold a save in fsync while a signal arrives.
+test_pkgs=(valgrind iproute2 ethtool python3 jq clang libclang-rt-dev python3-jsonschema tshark strace)
 # Virtual fabric (rocelab): Debian's kernel with rdma_rxe, qemu, guest userland.
 lab_pkgs=(
   qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static kmod cpio
@@ -36,6 +37,8 @@ for p in "${want[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
+  # wireshark-common asks whether non-root users may capture: no.
+  echo "wireshark-common wireshark-common/install-setuid boolean false" | $SUDO debconf-set-selections
   $SUDO apt-get update -q
   $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi

@@ -13,6 +13,9 @@
 
 #define TICK_NS 1000000000ull
 #define ERROR_SEND_MS 500
+/* Messages pchan_poll() takes in one call: a peer that floods TICKs
+ * cannot keep it from returning to the measurement. */
+#define POLL_FRAMES 64
 
 void pchan_init(struct pchan *c, int fd, const char *peer, unsigned int timeout_ms)
 {
@@ -21,6 +24,7 @@ void pchan_init(struct pchan *c, int fd, const char *peer, unsigned int timeout_
 	snprintf(c->peer, sizeof(c->peer), "%s", peer);
 	c->timeout_ms = timeout_ms;
 	c->next_tick = pclock_ns() + TICK_NS;
+	pframe_init(&c->fr);
 }
 
 void pchan_close(struct pchan *c)
@@ -31,6 +35,7 @@ void pchan_close(struct pchan *c)
 	free(c->pending);
 	c->pending = NULL;
 	c->has_pending = false;
+	pframe_free(&c->fr);
 }
 
 static int send_msg(struct pchan *c, enum xq_type type, const union xq_msg *m, uint64_t deadline,
@@ -101,60 +106,48 @@ static void show_bytes(const uint8_t *b, size_t n, char *out, size_t len)
 	out[o] = '\0';
 }
 
-static int recv_err(struct pchan *c, int rc, const char *what, struct perr *e)
+int pchan_frame_error(const struct pframe *f, int rc, const char *peer, struct perr *e)
+{
+	char shown[64];
+
+	if (rc == -EPROTO) {
+		show_bytes(f->hdr, sizeof(f->hdr), shown, sizeof(shown));
+		return perr_set(e, RCK_PROBE_PROTOCOL, rc,
+				"%s does not speak the rocecheck probe protocol (it sent \"%s\")", peer, shown);
+	}
+	if (rc == -EPROTONOSUPPORT)
+		return perr_set(e, RCK_PROBE_PROTOCOL, rc,
+				"%s speaks probe protocol version %u, this rocecheck speaks %u", peer,
+				f->h.version, XQ_VERSION);
+	if (rc == -EMSGSIZE)
+		return perr_set(e, RCK_PROBE_PROTOCOL, rc,
+				"%s announced a %u-byte %s message, above the %u-byte limit", peer, f->h.length,
+				xq_type_name(f->h.type), XQ_MAX_PAYLOAD);
+	if (rc == -ENOMEM)
+		return perr_set(e, RCK_PROBE_SYSTEM, rc, "out of memory");
+	return perr_set(e, perr_sock_status(rc), rc, "cannot receive from %s: %s", peer, strerror(-rc));
+}
+
+static int recv_err(struct pchan *c, int rc, const char *what, unsigned int ms, struct perr *e)
 {
 	if (rc == -ETIMEDOUT)
-		return perr_set(e, RCK_PROBE_TIMEOUT, rc, "no %s from %s within %u ms", what, c->peer,
-				c->timeout_ms);
+		return perr_set(e, RCK_PROBE_TIMEOUT, rc, "no %s from %s within %u ms", what, c->peer, ms);
 	if (rc == -ECONNRESET)
 		return perr_set(e, RCK_PROBE_UNREACHABLE, rc, "%s closed the connection (waiting for %s)",
 				c->peer, what);
+	if (rc == -EPROTO || rc == -EPROTONOSUPPORT || rc == -EMSGSIZE || rc == -ENOMEM)
+		return pchan_frame_error(&c->fr, rc, c->peer, e);
 	return perr_set(e, perr_sock_status(rc), rc, "cannot receive %s from %s: %s", what, c->peer,
 			strerror(-rc));
 }
 
-/* Read one whole message (a TICK too). @want names what we wait for, in messages. */
-static int read_msg(struct pchan *c, const char *want, uint16_t *type, union xq_msg *m,
-		    struct perr *e)
+/* The frame just completed, decoded into *type and @m. */
+static int take_frame(struct pchan *c, uint16_t *type, union xq_msg *m, struct perr *e)
 {
-	uint8_t hdr[XQ_HDR_LEN], *payload = NULL;
-	uint64_t deadline;
-	struct xq_hdr h;
-	char shown[64];
-	int rc;
+	const struct xq_hdr h = c->fr.h;
+	int rc = xq_decode(h.type, c->fr.payload, h.length, m);
 
-	deadline = pclock_after_ms(c->timeout_ms);
-	rc = psock_recv_all(c->fd, hdr, sizeof(hdr), deadline);
-	if (rc)
-		return recv_err(c, rc, want, e);
-	rc = xq_decode_hdr(hdr, &h);
-	if (rc == -EPROTO) {
-		show_bytes(hdr, sizeof(hdr), shown, sizeof(shown));
-		return perr_set(e, RCK_PROBE_PROTOCOL, rc,
-				"%s does not speak the rocecheck probe protocol (it sent \"%s\")",
-				c->peer, shown);
-	}
-	if (rc == -EPROTONOSUPPORT)
-		return perr_set(e, RCK_PROBE_PROTOCOL, rc,
-				"%s speaks probe protocol version %u, this rocecheck speaks %u",
-				c->peer, h.version, XQ_VERSION);
-	if (rc == -EMSGSIZE)
-		return perr_set(e, RCK_PROBE_PROTOCOL, rc,
-				"%s announced a %u-byte %s message, above the %u-byte limit",
-				c->peer, h.length, xq_type_name(h.type), XQ_MAX_PAYLOAD);
-	if (h.length) {
-		payload = malloc(h.length);
-		if (!payload)
-			return perr_set(e, RCK_PROBE_SYSTEM, -ENOMEM, "out of memory");
-		rc = psock_recv_all(c->fd, payload, h.length, deadline);
-		if (rc) {
-			free(payload);
-			return recv_err(c, rc, want, e);
-		}
-	}
-	rc = xq_decode(h.type, payload, h.length, m);
-	free(payload);
-	payload = NULL;
+	pframe_next(&c->fr);
 	if (rc == -ENOMSG)
 		return perr_set(e, RCK_PROBE_PROTOCOL, -EBADMSG,
 				"%s sent a message of unknown type %u", c->peer, h.type);
@@ -165,17 +158,41 @@ static int read_msg(struct pchan *c, const char *want, uint16_t *type, union xq_
 	return 0;
 }
 
+/* Read one whole message (a TICK too) by @deadline. @want names what we
+ * wait for, in messages; @ms is the wait's length, for them too. */
+static int read_msg(struct pchan *c, const char *want, uint64_t deadline, unsigned int ms,
+		    uint16_t *type, union xq_msg *m, struct perr *e)
+{
+	int eof, rc;
+
+	for (;;) {
+		rc = pframe_recv(&c->fr, c->fd, &eof);
+		if (rc == 1)
+			return take_frame(c, type, m, e);
+		if (rc == 0)
+			rc = psock_wait(c->fd, POLLIN, deadline);
+		if (rc < 0)
+			return recv_err(c, rc, want, ms, e);
+	}
+}
+
 static int adopt_error(struct pchan *c, const struct xq_error *err, struct perr *e)
 {
 	enum rck_probe_status st = err->status;
 
+	if (err->status == XQ_ERR_BUSY)
+		return perr_set(e, RCK_PROBE_UNREACHABLE, -EBUSY, "server busy: %s %s", c->peer,
+				err->text);
 	if (st == RCK_PROBE_OK || st > RCK_PROBE_SYSTEM)
 		st = RCK_PROBE_PROTOCOL;
 	return perr_set(e, st, -EREMOTEIO, "peer %s: %s", c->peer, err->text);
 }
 
-int pchan_recv(struct pchan *c, enum xq_type want, union xq_msg *m, struct perr *e)
+int pchan_recv_until(struct pchan *c, enum xq_type want, uint64_t deadline, union xq_msg *m,
+		     struct perr *e)
 {
+	uint64_t now = pclock_ns();
+	unsigned int ms = deadline > now ? (unsigned int)((deadline - now + 999999u) / 1000000u) : 0;
 	uint16_t type;
 	int rc;
 
@@ -185,7 +202,7 @@ int pchan_recv(struct pchan *c, enum xq_type want, union xq_msg *m, struct perr 
 		c->has_pending = false;
 	} else {
 		do {
-			rc = read_msg(c, xq_type_name(want), &type, m, e);
+			rc = read_msg(c, xq_type_name(want), deadline, ms, &type, m, e);
 			if (rc)
 				return rc;
 		} while (type == XQ_TICK);
@@ -199,21 +216,30 @@ int pchan_recv(struct pchan *c, enum xq_type want, union xq_msg *m, struct perr 
 	return 0;
 }
 
+int pchan_recv(struct pchan *c, enum xq_type want, union xq_msg *m, struct perr *e)
+{
+	return pchan_recv_until(c, want, pclock_after_ms(c->timeout_ms), m, e);
+}
+
 int pchan_poll(struct pchan *c, struct perr *e)
 {
 	uint16_t type;
-	int rc;
+	int eof, rc;
 
 	if (c->has_pending)
 		return 1;
-	while (psock_readable(c->fd)) {
-		if (!c->pending) {
-			c->pending = malloc(sizeof(*c->pending));
-			if (!c->pending)
-				return perr_set(e, RCK_PROBE_SYSTEM, -ENOMEM, "out of memory");
-		}
-		rc = read_msg(c, "a message", &type, c->pending, e);
-		if (rc)
+	if (!c->pending) {
+		c->pending = malloc(sizeof(*c->pending));
+		if (!c->pending)
+			return perr_set(e, RCK_PROBE_SYSTEM, -ENOMEM, "out of memory");
+	}
+	for (unsigned int i = 0; i < POLL_FRAMES; i++) {
+		rc = pframe_recv(&c->fr, c->fd, &eof);
+		if (rc == 0)
+			return 0;
+		if (rc < 0)
+			return recv_err(c, rc, "a message", c->timeout_ms, e);
+		if ((rc = take_frame(c, &type, c->pending, e)))
 			return rc;
 		if (type == XQ_TICK)
 			continue;

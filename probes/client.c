@@ -64,8 +64,7 @@ static int run(struct psess *s, const char *host, const struct rck_probe_opts *o
 	if (rc == -ETIMEDOUT) {
 		size_t n = strlen(s->err.msg);
 
-		snprintf(s->err.msg + n, sizeof(s->err.msg) - n,
-			 " (a probe server serves one session at a time: busy, or not a probe server?)");
+		snprintf(s->err.msg + n, sizeof(s->err.msg) - n, " (not a rocecheck probe server?)");
 	}
 	if (rc)
 		return rc;

@@ -100,7 +100,8 @@ static void get_bytes(struct rcur *r, void *b, size_t n)
 		memset(b, 0, n);
 		return;
 	}
-	memcpy(b, r->p + r->off, n);
+	if (n)
+		memcpy(b, r->p + r->off, n);
 	r->off += n;
 }
 

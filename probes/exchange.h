@@ -138,8 +138,13 @@ struct xq_result {
 	struct xq_counters ctr;
 };
 
+/* ERROR status beyond enum rck_probe_status: the server serves another
+ * session; try again later. (Older peers read it as a protocol error and
+ * still show the text.) */
+#define XQ_ERR_BUSY 0x100
+
 struct xq_error {
-	uint16_t status;        /* enum rck_probe_status */
+	uint16_t status;        /* enum rck_probe_status, or XQ_ERR_BUSY */
 	char text[XQ_TEXT_MAX];
 };
 

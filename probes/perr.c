@@ -19,6 +19,13 @@ int perr_set(struct perr *e, enum rck_probe_status st, int rc, const char *fmt, 
 	return rc;
 }
 
+int perr_overrun(struct perr *e)
+{
+	return perr_set(e, RCK_PROBE_TIMEOUT, -ETIMEDOUT,
+			"the run went past the server's end of it (its --max-duration, or the client's "
+			"shorter duration, plus the timeout)");
+}
+
 enum rck_probe_status perr_sock_status(int rc)
 {
 	switch (-rc) {

@@ -17,6 +17,9 @@ struct perr {
  * cause, the rest are consequences). Returns @rc, a negative errno. */
 int perr_set(struct perr *e, enum rck_probe_status st, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* The server's end of a run came (its --max-duration, or the client's
+ * shorter duration, plus the timeout): RCK_PROBE_TIMEOUT, -ETIMEDOUT. */
+int perr_overrun(struct perr *e);
 /* The status class a socket errno falls into (refused, reset: unreachable). */
 enum rck_probe_status perr_sock_status(int rc);
 static inline bool perr_failed(const struct perr *e)

@@ -111,6 +111,8 @@ static uint64_t wake_time(const struct vep *ep, const struct bw_run *r, uint64_t
 		t = r->start + dur_ns;
 	if (now + TICK_WAKE_NS < t)
 		t = now + TICK_WAKE_NS;
+	if (ep->end_by && ep->end_by < t)
+		t = ep->end_by;
 	return t;
 }
 
@@ -176,6 +178,8 @@ static int bw_phase(struct vep *ep, const struct xq_params *p, uint64_t total, u
 					"no completion on %s within %u ms (%llu writes outstanding)",
 					ep->device, ep->timeout_ms, (unsigned long long)out);
 		}
+		if (ep->end_by && now >= ep->end_by)
+			return perr_overrun(e);
 		if (!stopped && now - r->start >= dur_ns) {
 			/* Writes after the last signalled one are covered by one
 			 * more signalled write, the only way to learn they finished. */
@@ -242,6 +246,8 @@ static int check(struct vep *ep, uint64_t since, bool server, struct pchan *ctl,
 	if (now - since > timeout_ns(ep))
 		return perr_set(e, RCK_PROBE_TIMEOUT, -ETIMEDOUT, "no %s from the peer within %u ms (round %llu)",
 				what, ep->timeout_ms, (unsigned long long)i);
+	if (ep->end_by && now >= ep->end_by)
+		return perr_overrun(e);
 	if (!ctl || now < ep->next_ctl)
 		return 0;
 	ep->next_ctl = now + CTL_CHECK_NS;
@@ -375,6 +381,9 @@ int rrun_pong(struct vep *ep, const struct xq_params *p, struct pchan *ctl, stru
 		uint8_t v = (uint8_t)(1 + i % 255);
 		uint64_t since = pclock_ns();
 
+		/* A client that pings without end meets the server's end of the run. */
+		if (ep->end_by && since >= ep->end_by)
+			return perr_overrun(e);
 		rc = write ? wait_byte(ep, v, since, true, ctl, i, e)
 			   : wait_recv(ep, since, true, ctl, i, &qi, e);
 		if (rc == 1)

@@ -226,6 +226,7 @@ RCK_EXPORT int rck_probe_result_write(const struct rck_probe_result *res, FILE *
 	if (rc)
 		return rc;
 	emit_obj_open(e, NULL);
+	emit_str(e, "schema", NULL, "rocecheck.probe/1");
 	header(e, res);
 	side(e, res, RCK_PROBE_LOCAL);
 	side(e, res, RCK_PROBE_REMOTE);

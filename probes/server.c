@@ -1,6 +1,6 @@
-/* The probe server: a listener that serves one session at a time, taking
- * every parameter from the client and answering protocol faults with an
- * ERROR message instead of silence. */
+/* The probe server: a listener that serves one session at a time within
+ * the operator's caps, taking every other parameter from the client and
+ * answering protocol faults with an ERROR message instead of silence. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +10,7 @@
 
 #include "clock.h"
 #include "internal.h"
+#include "lobby.h"
 #include "opts.h"
 #include "session.h"
 #include "sock.h"
@@ -21,6 +22,8 @@ struct rck_probe_server {
 	char *device;
 	unsigned int ib_port;
 	int gid_index;
+	struct plimits lim;
+	struct plobby lobby;
 };
 
 RCK_EXPORT int rck_probe_server_new(struct rck_ctx *ctx, const struct rck_probe_opts *opts,
@@ -28,16 +31,15 @@ RCK_EXPORT int rck_probe_server_new(struct rck_ctx *ctx, const struct rck_probe_
 {
 	struct rck_probe_server *srv;
 	struct rck_probe_opts o;
+	struct plimits lim;
 	char why[256];
 	int rc;
 
 	if (!ctx || !out)
 		return -EINVAL;
 	rc = popts_copy(opts, &o, why, sizeof(why));
-	if (!rc && (o.port > 65535 || o.gid_index < -1 || o.gid_index > 255 || o.ib_port > 255)) {
-		snprintf(why, sizeof(why), "port, GID index or device port out of range");
-		rc = -EINVAL;
-	}
+	if (!rc)
+		rc = popts_check_server(&o, &lim, why, sizeof(why));
 	if (rc) {
 		rck_err(ctx, "probe server: %s", why);
 		return rc;
@@ -50,10 +52,18 @@ RCK_EXPORT int rck_probe_server_new(struct rck_ctx *ctx, const struct rck_probe_
 	srv->ctx = ctx;
 	srv->ib_port = o.ib_port;
 	srv->gid_index = o.gid_index;
+	srv->lim = lim;
 	rc = psock_listen(o.bind_addr, o.port, &srv->lfd, &srv->port);
 	if (rc) {
 		rck_err(ctx, "probe server: cannot listen on %s port %u: %s", o.bind_addr ? o.bind_addr : "*",
 			o.port, strerror(-rc));
+		free(srv->device);
+		free(srv);
+		return rc;
+	}
+	rc = plobby_init(&srv->lobby, ctx, srv->lfd, lim.hello_ms);
+	if (rc) {
+		close(srv->lfd);
 		free(srv->device);
 		free(srv);
 		return rc;
@@ -66,6 +76,7 @@ RCK_EXPORT void rck_probe_server_free(struct rck_probe_server *srv)
 {
 	if (!srv)
 		return;
+	plobby_free(&srv->lobby);
 	close(srv->lfd);
 	free(srv->device);
 	free(srv);
@@ -92,8 +103,10 @@ static int prepare(struct rck_probe_server *srv, struct psess *s, struct xq_acce
 
 	memset(acc, 0, sizeof(*acc));
 	acc->cookie = s->cookie = make_cookie();
-	if (s->p.transport == RCK_PROBE_TRANSPORT_TCP)
+	if (s->p.transport == RCK_PROBE_TRANSPORT_TCP) {
+		plobby_take_streams(s->lobby, s->cookie);
 		return 0;
+	}
 	if (s->p.flags & XQ_F_CM)
 		return pcm_listen(&s->cm, &s->local, &acc->ep.cm_port, &s->err);
 	if ((rc = psess_open_oob(s, srv->device, srv->ib_port, srv->gid_index)) ||
@@ -106,15 +119,26 @@ static int prepare(struct rck_probe_server *srv, struct psess *s, struct xq_acce
 static int join(struct psess *s)
 {
 	if (s->p.transport == RCK_PROBE_TRANSPORT_TCP)
-		return ptcp_server_attach(&s->tcp, s->lfd, &s->p, s->cookie, &s->err);
+		return ptcp_server_attach(&s->tcp, s->lobby, &s->p, &s->err);
 	if (s->p.flags & XQ_F_CM)
 		return pcm_accept(&s->cm, &s->ep, &s->p, s->cookie, &s->err);
 	return 0;
 }
 
+/* When the run must be over: the client's duration, or for a run counted
+ * in messages the server's cap, plus the timeout for the last replies and
+ * the client's DONE. TICKs do not move it. */
+static uint64_t run_end(const struct rck_probe_server *srv, const struct psess *s)
+{
+	uint64_t ms = s->p.iters ? srv->lim.max_duration_ms : s->p.duration_ms;
+
+	return pclock_ns() + (ms + s->timeout_ms) * 1000000u;
+}
+
 static int serve(struct rck_probe_server *srv, struct psess *s)
 {
 	union xq_msg *m = &s->msg;
+	uint64_t end_by;
 	char why[256];
 	int rc;
 
@@ -122,14 +146,17 @@ static int serve(struct rck_probe_server *srv, struct psess *s)
 		return rc;
 	s->p = m->hello.p;
 	s->remote = m->hello.ep;
-	if (pparams_check(&s->p, why, sizeof(why)))
+	/* Before anything is allocated for the session. */
+	if (pparams_check(&s->p, &srv->lim, why, sizeof(why)))
 		return perr_set(&s->err, RCK_PROBE_INVALID, -EINVAL, "refused parameters: %s", why);
 	if ((rc = prepare(srv, s, &m->accept)) || (rc = pchan_send(&s->ctl, XQ_ACCEPT, m, &s->err)) ||
 	    (rc = join(s)) || (rc = pchan_recv(&s->ctl, XQ_START, m, &s->err)))
 		return rc;
+	end_by = run_end(srv, s);
+	psess_end_by(s, end_by);
 	psess_begin(s);
 	if ((rc = pchan_send(&s->ctl, XQ_START, NULL, &s->err)) || (rc = psess_measure(s)) ||
-	    (rc = pchan_recv(&s->ctl, XQ_DONE, m, &s->err)))
+	    (rc = pchan_recv_until(&s->ctl, XQ_DONE, end_by, m, &s->err)))
 		return rc;
 	s->theirs = m->done.st;
 	s->their_ctr = m->done.ctr;
@@ -143,21 +170,31 @@ static int serve(struct rck_probe_server *srv, struct psess *s)
 RCK_EXPORT int rck_probe_server_serve(struct rck_probe_server *srv, int wait_ms, struct rck_probe_result **out)
 {
 	struct rck_probe_result *res;
+	struct pframe first;
 	struct psess *s;
 	int fd, rc;
 
-	rc = psock_accept(srv->lfd, wait_ms < 0 ? UINT64_MAX : pclock_after_ms((unsigned int)wait_ms), &fd);
+	rc = plobby_wait(&srv->lobby, wait_ms < 0 ? UINT64_MAX : pclock_after_ms((unsigned int)wait_ms), &fd,
+			 &first);
 	if (rc)
 		return rc;
 	rc = psess_new(srv->ctx, true, &s);
 	if (rc) {
 		close(fd);
+		pframe_free(&first);
 		return rc;
 	}
-	s->lfd = srv->lfd;
+	s->lobby = &srv->lobby;
 	psess_attach(s, fd);
-	if (serve(srv, s))
+	pframe_free(&s->ctl.fr);
+	s->ctl.fr = first;
+	/* The door thread also brings the TCP transport's streams in. */
+	if ((rc = plobby_busy_start(&srv->lobby)))
+		perr_set(&s->err, RCK_PROBE_SYSTEM, rc, "cannot start the server's door thread: %s",
+			 strerror(-rc));
+	if (rc || serve(srv, s))
 		pchan_send_error(&s->ctl, &s->err);
+	plobby_busy_stop(&srv->lobby);
 	if (perr_failed(&s->err))
 		rck_info(srv->ctx, "probe session with %s: %s", s->peer_addr, s->err.msg);
 	rc = psess_result(s, &res);

@@ -21,7 +21,6 @@ int psess_new(struct rck_ctx *ctx, bool server, struct psess **out)
 	s->ctx = ctx;
 	s->server = server;
 	s->timeout_ms = rck_ctx_get_timeout_ms(ctx);
-	s->lfd = -1;
 	s->ctl.fd = -1;
 	vep_init(&s->ep, ctx, s->timeout_ms);
 	pcm_init(&s->cm, s->timeout_ms);
@@ -58,6 +57,12 @@ void psess_attach(struct psess *s, int fd)
 	snprintf(name, sizeof(name), "%s%s port %u", s->server ? "client " : "", s->peer_addr,
 		 psock_addr_port(&s->peer));
 	pchan_init(&s->ctl, fd, name, s->timeout_ms);
+}
+
+void psess_end_by(struct psess *s, uint64_t end_by)
+{
+	s->ep.end_by = end_by;
+	s->tcp.end_by = end_by;
 }
 
 int psess_open_oob(struct psess *s, const char *device, unsigned int port, int gid_index)

@@ -12,6 +12,7 @@
 #include "cm.h"
 #include "exchange.h"
 #include "gid_select.h"
+#include "lobby.h"
 #include "pctr.h"
 #include "perr.h"
 #include "result.h"
@@ -28,7 +29,7 @@ struct psess {
 	unsigned int timeout_ms;
 	struct xq_params p;
 	struct pchan ctl;
-	int lfd;                        /* server: its listener, where TCP streams attach */
+	struct plobby *lobby;           /* server: its front door, where TCP streams attach */
 	struct sockaddr_storage peer, local;
 	char peer_addr[64], local_addr[64];
 	uint64_t cookie;
@@ -52,6 +53,8 @@ int psess_new(struct rck_ctx *ctx, bool server, struct psess **out);
 void psess_free(struct psess *s);
 /* Record the control connection @fd and name its ends. */
 void psess_attach(struct psess *s, int fd);
+/* Server: the run ends by @end_by (CLOCK_MONOTONIC ns) whatever the client does. */
+void psess_end_by(struct psess *s, uint64_t end_by);
 /* Out-of-band verbs endpoint: pick device, port and GID (automatically
  * unless given), open, allocate and create the QPs. */
 int psess_open_oob(struct psess *s, const char *device, unsigned int port, int gid_index);

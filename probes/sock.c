@@ -161,29 +161,6 @@ int psock_listen(const char *addr, unsigned int port, int *fdp, unsigned int *bo
 	return 0;
 }
 
-int psock_accept(int lfd, uint64_t deadline, int *fdp)
-{
-	int rc, fd;
-
-	for (;;) {
-		rc = psock_wait(lfd, POLLIN, deadline);
-		if (rc < 0)
-			return rc;
-		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-		if (fd >= 0)
-			break;
-		if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
-			return -errno;
-	}
-	rc = setup_fd(fd);
-	if (rc) {
-		close(fd);
-		return rc;
-	}
-	*fdp = fd;
-	return 0;
-}
-
 int psock_send_all(int fd, const void *buf, size_t len, uint64_t deadline)
 {
 	const uint8_t *p = buf;

@@ -1,5 +1,5 @@
 /* TCP sockets of the probes with a deadline on every wait: connect,
- * accept, send and receive through poll() on non-blocking descriptors. */
+ * send and receive through poll() on non-blocking descriptors. */
 #ifndef RCK_PROBE_SOCK_H
 #define RCK_PROBE_SOCK_H
 
@@ -19,9 +19,6 @@ int psock_connect_addr(const struct sockaddr_storage *sa, uint64_t deadline, int
 /* Listen on @addr (NULL: any, IPv6 dual-stack when possible) : @port (0:
  * a free one). *bound gets the port. Returns 0 or -errno. */
 int psock_listen(const char *addr, unsigned int port, int *fd, unsigned int *bound);
-/* Accept one connection, waiting until @deadline (UINT64_MAX: forever).
- * Returns 0, -ETIMEDOUT, -EINTR, or -errno. */
-int psock_accept(int lfd, uint64_t deadline, int *fd);
 /* Wait for @events on @fd until @deadline. Returns the revents (> 0),
  * -ETIMEDOUT, or -errno. EINTR is retried. */
 int psock_wait(int fd, short events, uint64_t deadline);

@@ -36,14 +36,34 @@ void ptcp_close(struct ptcp *t)
 	t->n = 0;
 }
 
-static int buffers(struct ptcp *t, const struct xq_params *p, struct perr *e)
+/* Each side allocates what its role uses: a sender a message to send, a
+ * bandwidth receiver a chunk to read into, a ping-pong side a message to
+ * read (the server answers from it). */
+static bool sends(const struct xq_params *p, bool server)
+{
+	return p->test == RCK_PROBE_TEST_BW ? !server || (p->flags & XQ_F_BIDIR) : !server;
+}
+
+static size_t rx_len(const struct xq_params *p)
+{
+	return p->test == RCK_PROBE_TEST_BW ? RXBUF : p->size;
+}
+
+uint64_t ptcp_buffer_bytes(const struct xq_params *p, bool server)
+{
+	return (sends(p, server) ? p->size : 0) + (uint64_t)rx_len(p);
+}
+
+static int buffers(struct ptcp *t, const struct xq_params *p, bool server, struct perr *e)
 {
 	t->size = p->size;
 	t->n = p->qps;
-	t->buf = calloc(1, p->size);
-	t->rxbuf = malloc(p->size > RXBUF ? p->size : RXBUF);
-	if (!t->buf || !t->rxbuf)
-		return perr_set(e, RCK_PROBE_SYSTEM, -ENOMEM, "cannot allocate %u-byte buffers", p->size);
+	t->rxlen = rx_len(p);
+	t->buf = sends(p, server) ? calloc(1, p->size) : NULL;
+	t->rxbuf = malloc(t->rxlen);
+	if ((sends(p, server) && !t->buf) || !t->rxbuf)
+		return perr_set(e, RCK_PROBE_SYSTEM, -ENOMEM, "cannot allocate %llu bytes of buffers",
+				(unsigned long long)ptcp_buffer_bytes(p, server));
 	return 0;
 }
 
@@ -66,7 +86,7 @@ int ptcp_client_attach(struct ptcp *t, const struct sockaddr_storage *srv, const
 	uint8_t msg[XQ_HDR_LEN + 16];
 	union xq_msg m = { 0 };
 	size_t len;
-	int rc = buffers(t, p, e);
+	int rc = buffers(t, p, false, e);
 
 	for (unsigned int i = 0; !rc && i < p->qps; i++) {
 		uint64_t deadline = pclock_after_ms(t->timeout_ms);
@@ -86,38 +106,39 @@ int ptcp_client_attach(struct ptcp *t, const struct sockaddr_storage *srv, const
 	return rc;
 }
 
-int ptcp_server_attach(struct ptcp *t, int lfd, const struct xq_params *p, uint64_t cookie,
-		       struct perr *e)
+int ptcp_server_attach(struct ptcp *t, struct plobby *l, const struct xq_params *p, struct perr *e)
 {
 	uint64_t deadline = pclock_after_ms(t->timeout_ms);
 	unsigned int joined = 0;
-	int rc = buffers(t, p, e);
+	int rc = buffers(t, p, true, e);
 
 	while (!rc && joined < p->qps) {
-		struct perr why = { 0 };
-		union xq_msg m;
-		struct pchan c;
-		int fd;
+		struct plobby_stream st;
 
-		rc = psock_accept(lfd, deadline, &fd);
+		rc = plobby_stream(l, deadline, &st);
 		if (rc)
 			return perr_set(e, perr_sock_status(rc), rc,
 					"%u of %u TCP streams joined within %u ms", joined, p->qps, t->timeout_ms);
-		pchan_init(&c, fd, "TCP stream", t->timeout_ms);
-		if (pchan_recv(&c, XQ_ATTACH, &m, &why) == 0 && m.attach.cookie == cookie &&
-		    m.attach.index < p->qps && t->fd[m.attach.index] < 0) {
-			t->fd[m.attach.index] = fd;
-			set_tos(fd, p);
-			joined++;
-			c.fd = -1;
-		} else {
-			why.status = RCK_PROBE_UNREACHABLE;
-			snprintf(why.msg, sizeof(why.msg), "the probe server is busy with another session");
-			pchan_send_error(&c, &why);
+		if (st.index >= p->qps || t->fd[st.index] >= 0) {
+			close(st.fd);
+			continue;
 		}
-		pchan_close(&c);
+		t->fd[st.index] = st.fd;
+		set_tos(st.fd, p);
+		joined++;
 	}
 	return rc;
+}
+
+/* The server's end of the run (end_by), folded into a wait's deadline. */
+static uint64_t cap(const struct ptcp *t, uint64_t deadline)
+{
+	return t->end_by && t->end_by < deadline ? t->end_by : deadline;
+}
+
+static bool overrun(const struct ptcp *t, uint64_t now)
+{
+	return t->end_by && now >= t->end_by;
 }
 
 struct stream {
@@ -157,7 +178,7 @@ static int64_t push(struct ptcp *t, int fd, struct stream *s, bool stop)
 static int pull(struct ptcp *t, int fd, struct stream *s)
 {
 	for (;;) {
-		ssize_t n = recv(fd, t->rxbuf, RXBUF, MSG_DONTWAIT);
+		ssize_t n = recv(fd, t->rxbuf, t->rxlen, MSG_DONTWAIT);
 
 		if (n > 0)
 			continue;
@@ -200,10 +221,12 @@ int ptcp_bw(struct ptcp *t, const struct xq_params *p, bool send, struct pchan *
 			pfd[i].events = (s[i].eof ? 0 : POLLIN) | (s[i].sending && !s[i].shut ? POLLOUT : 0);
 			pfd[i].revents = 0;
 		}
-		n = poll(pfd, t->n, dur_ns && !stop ? 10 : pclock_left_ms(last + (uint64_t)t->timeout_ms * 1000000u));
+		n = poll(pfd, t->n, dur_ns && !stop ? 10 : pclock_left_ms(cap(t, last + (uint64_t)t->timeout_ms * 1000000u)));
 		if (n < 0 && errno != EINTR)
 			return perr_set(e, RCK_PROBE_SYSTEM, -errno, "poll: %s", strerror(errno));
 		now = pclock_ns();
+		if (overrun(t, now))
+			return perr_overrun(e);
 		for (unsigned int i = 0; n > 0 && i < t->n; i++) {
 			bool was = s[i].eof && (s[i].shut || !s[i].sending);
 			int64_t sent = 0;
@@ -295,13 +318,19 @@ int ptcp_pong(struct ptcp *t, const struct xq_params *p, struct perr *e)
 
 	for (uint64_t i = 0; i < total; i++) {
 		int fd = t->fd[i % t->n];
-		uint64_t deadline = pclock_after_ms(t->timeout_ms);
+		uint64_t now = pclock_ns(), deadline = cap(t, now + (uint64_t)t->timeout_ms * 1000000u);
+
+		/* A client that pings without end meets the server's end of the run. */
+		if (overrun(t, now))
+			return perr_overrun(e);
 
 		rc = psock_recv_msg(fd, t->rxbuf, t->size, deadline, &eof);
 		if (!rc && eof)
 			return 0;
 		if (!rc)
 			rc = psock_send_all(fd, t->rxbuf, t->size, deadline);
+		if (rc == -ETIMEDOUT && overrun(t, pclock_ns()))
+			return perr_overrun(e);
 		if (rc)
 			return lat_err(e, rc, "ping", i, t->timeout_ms);
 	}

@@ -95,6 +95,24 @@ int vep_open(struct vep *ep, const char *device, unsigned int port, int gid_inde
 	return vep_query(ep, e);
 }
 
+/* Message slots per region: one per QP while that stays small. */
+static unsigned int slots_for(const struct xq_params *p)
+{
+	return (uint64_t)p->qps * p->size <= SLOTS_MAX_BYTES ? p->qps : 1;
+}
+
+static uint64_t region_for(const struct xq_params *p)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+
+	return ((uint64_t)slots_for(p) * p->size + page - 1) / page * page;
+}
+
+uint64_t vep_buffer_bytes(const struct xq_params *p)
+{
+	return 2 * region_for(p);
+}
+
 int vep_alloc(struct vep *ep, const struct xq_params *p, struct perr *e)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
@@ -107,9 +125,9 @@ int vep_alloc(struct vep *ep, const struct xq_params *p, struct perr *e)
 	ep->tx_depth = p->tx_depth;
 	ep->rx_depth = RX_DEPTH;
 	ep->sig_every = p->tx_depth / 2 ? (p->tx_depth / 2 < 64 ? p->tx_depth / 2 : 64) : 1;
-	ep->slots = (uint64_t)p->qps * p->size <= SLOTS_MAX_BYTES ? p->qps : 1;
-	ep->region = ((size_t)ep->slots * p->size + page - 1) / page * page;
-	ep->buf_len = 2 * ep->region;
+	ep->slots = slots_for(p);
+	ep->region = (size_t)region_for(p);
+	ep->buf_len = (size_t)vep_buffer_bytes(p);
 	ep->qp = calloc(p->qps, sizeof(*ep->qp));
 	if (!ep->qp)
 		return perr_set(e, RCK_PROBE_SYSTEM, -ENOMEM, "out of memory");

@@ -49,6 +49,7 @@ struct vep {
 	uint32_t rkey;          /* the peer's rx region */
 	uint64_t raddr, rlen;
 	uint64_t next_ctl;      /* when a wait looks at the control channel next */
+	uint64_t end_by;        /* server: the run ends by then whatever the peer does (0: no limit) */
 	int tclass;             /* what the QPs carry; -1 unknown */
 	enum ibv_mtu path_mtu;
 };
@@ -61,6 +62,8 @@ int vep_open(struct vep *ep, const char *device, unsigned int port, int gid_inde
 int vep_query(struct vep *ep, struct perr *e);
 /* PD, CQs and the registered buffer for @p (QPs not yet). */
 int vep_alloc(struct vep *ep, const struct xq_params *p, struct perr *e);
+/* Bytes of the registered (pinned) buffer vep_alloc() makes for @p. */
+uint64_t vep_buffer_bytes(const struct xq_params *p);
 /* QP creation attributes shared by both modes. */
 void vep_qp_attr(const struct vep *ep, struct ibv_qp_init_attr *attr);
 /* Out-of-band mode: create the QPs (and post receives for send-lat). */

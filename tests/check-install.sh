@@ -13,11 +13,14 @@ fi
 rm -f "$stage.log"
 pc=$(find "$stage" -name rocecheck.pc | head -1)
 [ -n "$pc" ] || { echo "FAIL: no rocecheck.pc installed"; exit 1; }
-for f in include/rocecheck/rocecheck.h include/rocecheck/inventory.h include/rocecheck/counters.h; do
+for f in include/rocecheck/rocecheck.h include/rocecheck/inventory.h include/rocecheck/counters.h \
+	include/rocecheck/cap.h; do
 	find "$stage" -path "*/$f" | grep -q . || { echo "FAIL: $f not installed"; exit 1; }
 done
 find "$stage" -name 'librocecheck.so.0*' | grep -q . || { echo "FAIL: librocecheck.so.0 not installed"; exit 1; }
-find "$stage" -name 'rocecheck.8*' | grep -q . || { echo "FAIL: rocecheck.8 not installed"; exit 1; }
+for m in rocecheck.8 rocecap.8; do
+	find "$stage" -name "$m*" | grep -q . || { echo "FAIL: $m not installed"; exit 1; }
+done
 
 cat >"$stage/user.c" <<'C'
 #include <rocecheck/rocecheck.h>
@@ -26,8 +29,12 @@ cat >"$stage/user.c" <<'C'
 int main(void)
 {
 	struct rck_ctx *ctx;
+	struct rck_cap *cap;
 	if (rck_ctx_new(&ctx))
 		return 1;
+	if (rck_cap_new(NULL, &cap)) /* a ROCECHECK_0.2 symbol */
+		return 1;
+	rck_cap_free(cap);
 	printf("%s\n", rck_version());
 	rck_ctx_free(ctx);
 	return strcmp(rck_version(), "") == 0;
@@ -38,6 +45,19 @@ C
 prefix=$(sed -n 's/^prefix=//p' "$pc")
 mkdir -p "$stage/pc"
 sed "s|^prefix=.*|prefix=$stage$prefix|" "$pc" >"$stage/pc/rocecheck.pc"
+# The public headers include only libc: the cflags are our include
+# directory and nothing else (no libnl, no other package's Requires).
+cflags=$(PKG_CONFIG_PATH=$stage/pc pkg-config --cflags rocecheck) ||
+	{ echo "FAIL: pkg-config --cflags rocecheck"; exit 1; }
+for f in $cflags; do
+	[ "$f" = "-I$stage$prefix/include" ] || { echo "FAIL: pkg-config --cflags rocecheck adds '$f' ($cflags)"; exit 1; }
+done
+grep -q '^Requires' "$pc" && { echo "FAIL: rocecheck.pc has $(grep '^Requires' "$pc")"; exit 1; }
+find "$stage" -path '*/share/rocecheck/schemas/devices.schema.json' | grep -q . ||
+	{ echo "FAIL: JSON Schemas not installed"; exit 1; }
+comp=$(find "$stage" -path '*/bash-completion/completions/rocecheck')
+[ -n "$comp" ] && grep -q '^complete -F _rocecheck rocecheck' "$comp" ||
+	{ echo "FAIL: bash completion not installed"; exit 1; }
 flags=$(PKG_CONFIG_PATH=$stage/pc pkg-config --cflags --libs rocecheck) ||
 	{ echo "FAIL: pkg-config cannot read the staged rocecheck.pc"; exit 1; }
 # shellcheck disable=SC2086
@@ -48,4 +68,4 @@ libdir=$(dirname "$(find "$stage" -name 'librocecheck.so.0' | head -1)")
 # A sanitizer build's library needs its runtime loaded first.
 asan=$(ldd "$libdir/librocecheck.so.0" | awk '/libasan/ {print $3}')
 out=$(LD_PRELOAD=$asan ASAN_OPTIONS=detect_leaks=0 LD_LIBRARY_PATH=$libdir "$stage/user") || { echo "FAIL: the program does not run"; exit 1; }
-echo "ok: installed and linked, version $out"
+echo "ok: installed and linked, version $out; cflags: $cflags"

@@ -1,7 +1,6 @@
 /* `rocecheck counters`: a snapshot of every port's counters, deltas and
  * rates over intervals, or a saved snapshot and the offline comparison. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -24,78 +23,81 @@ struct counters_args {
 	const char *save;
 	const char *diff_old, *diff_new;
 	bool all;
+	bool have_count;
 };
+
+enum { OPT_INTERVAL = 'i', OPT_COUNT = 'c', OPT_SAVE = 256, OPT_DIFF, OPT_ALL };
+
+const struct cli_opt counters_opts[] = {
+	{ OPT_ALL, 0, "all", NULL, "every counter, not only those with a value" },
+	{ OPT_INTERVAL, 0, "interval", "S", "deltas and rates every S seconds (0.1 to 3600)" },
+	{ OPT_COUNT, 0, "count", "N", "with --interval: N intervals (default 1)" },
+	{ OPT_SAVE, 0, "save", "FILE", "save the snapshot to FILE (- for stdout) for a later --diff" },
+	{ OPT_DIFF, 0, "diff", "OLD", "compare saved snapshot OLD with the NEW one" },
+	{ 0 }
+};
+
+static int counters_opt(struct cli *cli, void *data, int id, const char *arg)
+{
+	struct counters_args *a = data;
+
+	switch (id) {
+	case OPT_INTERVAL:
+		if (cli_parse_double(arg, MIN_INTERVAL, MAX_INTERVAL, &a->interval))
+			return cli_bad_args(cli, "invalid --interval '%s': seconds, %.1f to %.0f", arg,
+					    MIN_INTERVAL, MAX_INTERVAL);
+		return 0;
+	case OPT_COUNT:
+		if (cli_parse_uint(arg, 1, MAX_COUNT, &a->count))
+			return cli_bad_args(cli, "invalid --count '%s': 1 to %u", arg, MAX_COUNT);
+		a->have_count = true;
+		return 0;
+	case OPT_SAVE:
+		a->save = arg;
+		return 0;
+	case OPT_DIFF:
+		a->diff_old = arg;
+		return 0;
+	case OPT_ALL:
+		a->all = true;
+		return 0;
+	default:
+		return EXIT_USAGE;
+	}
+}
 
 static int parse_args(struct cli *cli, int argc, char **argv, struct counters_args *a)
 {
-	static const struct option opts[] = {
-		{ "interval", required_argument, NULL, 'i' },
-		{ "count", required_argument, NULL, 'c' },
-		{ "save", required_argument, NULL, 's' },
-		{ "diff", required_argument, NULL, 'd' },
-		{ "all", no_argument, NULL, 'a' },
-		{ 0 }
-	};
-	bool have_count = false;
-	const char *pos[2] = { NULL, NULL };
-	int npos = 0, c;
+	int rc = cli_parse(cli, argc, argv, counters_opt, a);
+	char **pos = cli->args;
+	int npos = cli->nargs;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			if (cli_parse_double(optarg, MIN_INTERVAL, MAX_INTERVAL, &a->interval))
-				return cli_bad_args(cli, "counters: invalid --interval '%s': seconds, %.1f to %.0f",
-						    optarg, MIN_INTERVAL, MAX_INTERVAL);
-			break;
-		case 'c':
-			if (cli_parse_uint(optarg, 1, MAX_COUNT, &a->count))
-				return cli_bad_args(cli, "counters: invalid --count '%s': 1 to %u", optarg,
-						    MAX_COUNT);
-			have_count = true;
-			break;
-		case 's':
-			a->save = optarg;
-			break;
-		case 'd':
-			a->diff_old = optarg;
-			break;
-		case 'a':
-			a->all = true;
-			break;
-		case ':':
-			return cli_bad_args(cli, "counters: option '%s' needs a value", argv[optind - 1]);
-		default:
-			return cli_bad_args(cli, "counters: unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	for (; optind < argc; optind++) {
-		if (npos == 2)
-			return cli_bad_args(cli, "counters: unexpected argument '%s'", argv[optind]);
-		pos[npos++] = argv[optind];
-	}
-	if (have_count && !a->interval)
-		return cli_bad_args(cli, "counters: --count needs --interval");
+	if (rc != CLI_CONTINUE)
+		return rc;
+	if (npos > 2)
+		return cli_usage_err(cli, "unexpected argument '%s'", pos[2]);
+	if (a->have_count && !a->interval)
+		return cli_bad_args(cli, "--count needs --interval");
 	if (!a->count)
 		a->count = 1;
 	if (a->diff_old) {
 		if (npos != 1)
-			return cli_bad_args(cli, "counters: --diff needs two files: --diff OLD NEW");
+			return cli_bad_args(cli, "--diff needs two files: --diff OLD NEW");
 		if (a->interval || a->save)
-			return cli_bad_args(cli, "counters: --diff takes no --interval or --save");
+			return cli_bad_args(cli, "--diff takes no --interval or --save");
 		a->diff_new = pos[0];
-		return 0;
+		return CLI_CONTINUE;
 	}
 	if (npos > 1)
-		return cli_bad_args(cli, "counters: unexpected argument '%s'", pos[1]);
+		return cli_usage_err(cli, "unexpected argument '%s'", pos[1]);
 	if (a->save && a->interval)
-		return cli_bad_args(cli, "counters: --save takes one snapshot, not --interval");
+		return cli_bad_args(cli, "--save takes one snapshot, not --interval");
 	if (a->save && !*a->save)
-		return cli_bad_args(cli, "counters: --save needs a file name");
-	a->target = pos[0];
+		return cli_bad_args(cli, "--save needs a file name");
+	a->target = npos ? pos[0] : NULL;
 	if (a->target && cli_parse_dev_port(a->target, a->dev, sizeof(a->dev), &a->port))
-		return cli_bad_args(cli, "counters: invalid device '%s': DEV or DEV/PORT", a->target);
-	return 0;
+		return cli_bad_args(cli, "invalid device '%s': DEV or DEV/PORT", a->target);
+	return CLI_CONTINUE;
 }
 
 /* The library logs why a file could not be loaded (at LOG_ERR, so always
@@ -105,7 +107,7 @@ static int load(struct cli *cli, const char *path, struct rck_snapshot **out)
 	int rc = rck_snapshot_load(cli->ctx, path, out);
 
 	if (rc == -ENOMEM)
-		return cli_fail(cli, rc, "counters: %s", path);
+		return cli_fail(cli, rc, "%s", path);
 	return rc ? EXIT_FAIL : 0;
 }
 
@@ -122,17 +124,15 @@ static int run_diff(struct cli *cli, const struct counters_args *a)
 		int err = rck_delta_new(old, new_, &d);
 
 		if (err == -EINVAL) {
-			fprintf(stderr, "%s: counters: %s was taken before %s\n", cli->prog,
-				a->diff_new, a->diff_old);
+			cli_msg(cli, "%s was taken before %s", a->diff_new, a->diff_old);
 			rc = EXIT_FAIL;
 		} else if (err) {
-			rc = cli_fail(cli, err, "counters: cannot compare");
+			rc = cli_fail(cli, err, "cannot compare");
 		} else if (!rck_delta_port_count(d)) {
-			fprintf(stderr, "%s: counters: %s and %s have no port in common\n", cli->prog,
-				a->diff_old, a->diff_new);
+			cli_msg(cli, "%s and %s have no port in common", a->diff_old, a->diff_new);
 			rc = EXIT_FAIL;
 		} else if ((err = rck_delta_write(d, stdout, cli->fmt, a->all))) {
-			rc = cli_fail(cli, err, "counters: cannot write");
+			rc = cli_fail(cli, err, "cannot write");
 		}
 	}
 	rck_delta_free(d);
@@ -148,16 +148,16 @@ static int snapshot(struct cli *cli, const struct rck_inventory *inv, const stru
 	char host[256];
 
 	if (rc == -ENODEV)
-		return cli_fail(cli, rc, "counters: %s", a->target);
+		return cli_fail(cli, rc, "%s", a->target);
 	if (rc)
-		return cli_fail(cli, rc, "counters: cannot read the counters");
+		return cli_fail(cli, rc, "cannot read the counters");
 	/* The library reads no host name: the snapshot is told where it was taken. */
 	if (!gethostname(host, sizeof(host))) {
 		host[sizeof(host) - 1] = '\0';
 		rck_snapshot_set_host(*out, host);
 	}
 	if (rck_snapshot_port_count(*out) == 0 && cli->fmt == RCK_FORMAT_TEXT)
-		fprintf(stderr, "%s: no RDMA devices found\n", cli->prog);
+		cli_msg(cli, "no RDMA devices found");
 	return 0;
 }
 
@@ -179,7 +179,7 @@ static int run_interval(struct cli *cli, const struct counters_args *a)
 
 	rc = rck_inventory_new(cli->ctx, &inv);
 	if (rc)
-		return cli_fail(cli, rc, "counters: cannot read the RDMA inventory");
+		return cli_fail(cli, rc, "cannot read the RDMA inventory");
 	rc = snapshot(cli, inv, a, &prev);
 	for (unsigned long i = 0; !rc && i < a->count; i++) {
 		struct rck_delta *d = NULL;
@@ -197,7 +197,7 @@ static int run_interval(struct cli *cli, const struct counters_args *a)
 		}
 		rck_delta_free(d);
 		if (err)
-			rc = cli_fail(cli, err, "counters: cannot write the deltas");
+			rc = cli_fail(cli, err, "cannot write the deltas");
 		rck_snapshot_free(prev);
 		prev = cur;
 		cur = NULL;
@@ -226,7 +226,7 @@ static int save(struct cli *cli, const struct rck_snapshot *snap, const char *pa
 	if (!strcmp(path, "-")) {
 		err = rck_snapshot_write_all(snap, stdout, cli->fmt == RCK_FORMAT_JSON ? cli->fmt
 							: RCK_FORMAT_JSON_PRETTY, true);
-		return err ? cli_fail(cli, err, "counters: cannot write the snapshot") : 0;
+		return err ? cli_fail(cli, err, "cannot write the snapshot") : 0;
 	}
 	sigemptyset(&sa.sa_mask);
 	/* A signal ignored by whoever started us (nohup, a background job)
@@ -240,15 +240,14 @@ static int save(struct cli *cli, const struct rck_snapshot *snap, const char *pa
 	if (save_signal)
 		raise(save_signal);
 	if (err == -ELOOP) {
-		fprintf(stderr, "%s: counters: cannot save to %s: a symbolic link (not followed; "
-			"give the file it points to)\n", cli->prog, path);
+		cli_msg(cli, "cannot save to %s: a symbolic link (not followed; give the file it "
+			"points to)", path);
 		return EXIT_FAIL;
 	}
 	if (err)
-		return cli_fail(cli, err, "counters: cannot save to %s", path);
+		return cli_fail(cli, err, "cannot save to %s", path);
 	if (cli->verbose)
-		fprintf(stderr, "%s: saved %u ports to %s\n", cli->prog, rck_snapshot_port_count(snap),
-			path);
+		cli_msg(cli, "saved %u ports to %s", rck_snapshot_port_count(snap), path);
 	return 0;
 }
 
@@ -259,7 +258,7 @@ int cmd_counters(struct cli *cli, int argc, char **argv)
 	int rc;
 
 	rc = parse_args(cli, argc, argv, &a);
-	if (rc)
+	if (rc != CLI_CONTINUE)
 		return rc;
 	if (a.diff_old)
 		return run_diff(cli, &a);
@@ -274,7 +273,7 @@ int cmd_counters(struct cli *cli, int argc, char **argv)
 		int err = rck_snapshot_write_all(snap, stdout, cli->fmt, a.all);
 
 		if (err)
-			rc = cli_fail(cli, err, "counters: cannot write the counters");
+			rc = cli_fail(cli, err, "cannot write the counters");
 	}
 	rck_snapshot_free(snap);
 	return rc;

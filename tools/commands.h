@@ -1,9 +1,13 @@
-/* The rocecheck tool's command handlers, one file each (cmd_*.c), listed
- * in the command table of rocecheck.c. */
+/* The rocecheck tool's command handlers and their option tables, one file
+ * each (cmd_*.c), listed in the command table of rocecheck.c. */
 #ifndef RCK_TOOLS_COMMANDS_H
 #define RCK_TOOLS_COMMANDS_H
 
 #include "cli.h"
+
+extern const struct cli_opt devices_opts[];
+extern const struct cli_opt counters_opts[];
+extern const struct cli_opt probe_opts[];
 
 int cmd_devices(struct cli *cli, int argc, char **argv);
 int cmd_counters(struct cli *cli, int argc, char **argv);

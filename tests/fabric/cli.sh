@@ -55,7 +55,7 @@ expect_rc 2 impair n1 loss=200
 expect_rc 2 impair n1 wobble
 expect_rc 1 impair n1 --to n1 delay=5
 expect_rc 0 status
-grep -q 'lab fab-cli: 1 nodes' /tmp/fab-cli.out || fail "status: $(cat /tmp/fab-cli.out)"
+grep -q "lab $ROCELAB_NAME: 1 nodes" /tmp/fab-cli.out || fail "status: $(cat /tmp/fab-cli.out)"
 expect_rc 0 console n1
 grep -q 'ROCELAB-READY n1' /tmp/fab-cli.out || fail "console: $(cat /tmp/fab-cli.out)"
 ok "second up refused, first lab intact; bad NODE and impair arguments refused"

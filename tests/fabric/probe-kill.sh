@@ -2,7 +2,8 @@
 # Fabric test: a probe whose peer guest dies mid-run ends inside the probe
 # timeout with exit 3 or 4 and a named reason, on the client side (server
 # killed during a bandwidth run) and on the server side (client killed
-# during an rdma_cm latency run). Never a hang.
+# during an rdma_cm latency run). Never a hang. The runs ask for 120 s,
+# above the listener's default --max-duration.
 
 . "$(dirname "$0")/lib.sh"
 fabric_prereqs
@@ -27,7 +28,7 @@ within() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
 
 # --- the client dies: n1's server session must end by itself.
 rx n1 --bg --log /tmp/kill-srv.log -- sh -c \
-	"rocecheck -t $TMO_MS probe --listen --sessions 1 --idle 120; echo \$? > /tmp/kill-srv.rc" >/dev/null ||
+	"rocecheck -t $TMO_MS probe --listen --sessions 1 --idle 120 --max-duration 300; echo \$? > /tmp/kill-srv.rc" >/dev/null ||
 	fail "cannot start the server"
 listening
 rx n2 --bg --log /tmp/kill-cli.log -- rocecheck -t $TMO_MS probe "$A1" --cm --test lat --duration 120 >/dev/null ||
@@ -48,7 +49,7 @@ within "$secs" $((TMO_MS / 1000 + SLACK)) || fail "server took $secs s to notice
 ok "client killed mid lat --cm: server session ended with exit $rc after $secs s: $(tail -n 1 <<<"$log")"
 
 # --- the server dies: n3's client must end by itself.
-rx n1 --bg --log /tmp/kill-srv2.log -- rocecheck probe --listen --sessions 1 --idle 120 >/dev/null ||
+rx n1 --bg --log /tmp/kill-srv2.log -- rocecheck probe --listen --sessions 1 --idle 120 --max-duration 300 >/dev/null ||
 	fail "cannot start the second server"
 listening
 res=$(mktemp -d)

@@ -29,9 +29,17 @@ probe() {
 }
 jv() { jq -r "$1" <<<"$OUT"; }
 ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'; }
+# The RDMA results (counters, GIDs) validate against schemas/probe.schema.json.
+SCHEMA=$HERE/../../schemas/probe.schema.json
+valid() {
+	python3 -c 'import json, sys, jsonschema
+jsonschema.validate(json.loads(sys.argv[2]), json.load(open(sys.argv[1])))' "$SCHEMA" "$OUT" 2>&1 | tail -3
+}
 expect_ok() {
 	[ "$RC" = 0 ] || fail "probe $*: exit $RC: $(cat /tmp/probe-verbs.err) $OUT"
 	[ "$(jv .status)" = ok ] || fail "probe $*: status $(jv .status): $(jv .error)"
+	local why
+	why=$(valid) || fail "probe $*: JSON does not follow probe.schema.json: $why"
 }
 
 # --- every test, both connection modes, with the counters showing the traffic

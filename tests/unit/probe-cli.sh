@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Command-line contract of `rocecheck probe` on the host: argument errors
 # (exit 2), a TCP-transport server and client over loopback (0), refused
-# and idle peers (3), RDMA without a device (4); one-line errors, JSON.
+# and idle peers (3), RDMA without a device (4); one-line errors, JSON; a
+# listener whose stdout reader goes away, a busy server, the server's caps.
 set -u
 rck=${ROCECHECK:?ROCECHECK not set}
 wrap=${ROCECHECK_WRAP:-}
@@ -17,6 +18,22 @@ trap cleanup EXIT
 # A free loopback port: bind to 0 and read what the kernel chose.
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
+# listen OUT ARGS...: a TCP-transport listener on $port in the background
+# ($srv), stdout to OUT, stderr to $tmp/srv.err; returns once it listens.
+listen() {
+	local out=$1
+	shift
+	# Not the last server's line: the redirection below may wait for a FIFO's reader.
+	rm -f "$tmp/srv.err"
+	$wrap "$rck" -v probe --listen --transport tcp --bind 127.0.0.1 --port "$port" "$@" \
+		>"$out" 2>"$tmp/srv.err" &
+	srv=$!
+	for _ in $(seq 100); do
+		grep -qs 'listening on port' "$tmp/srv.err" && break
+		sleep 0.1
+	done
+}
+
 # expect RC ARGS...: run the tool (bounded) and compare the exit code.
 expect() {
 	local want=$1 got
@@ -30,7 +47,8 @@ expect() {
 		fails=$((fails + 1))
 		return 1
 	fi
-	if [ "$want" != 0 ] && [ "$(grep -vc '^==' "$tmp/err")" != 1 ]; then
+	# One error line; an unknown word or option adds the usage after it.
+	if [ "$want" != 0 ] && [ "$(sed '/^Usage: /,$d' "$tmp/err" | grep -vc '^==')" != 1 ]; then
 		echo "FAIL: rocecheck $*: stderr is not one line:"
 		sed 's/^/  /' "$tmp/err"
 		fails=$((fails + 1))
@@ -59,6 +77,14 @@ cases=(
 	"2|probe 127.0.0.1 --port 0"
 	"2|probe 127.0.0.1 --sessions 3"
 	"2|probe --listen 127.0.0.1"
+	"2|probe 127.0.0.1 --max-qps 4"
+	"2|probe --listen --max-qps 0"
+	"2|probe --listen --max-qps 257"
+	"2|probe --listen --max-size 1"
+	"2|probe --listen --max-size 12Q"
+	"2|probe --listen --max-duration 0"
+	"2|probe --listen --max-duration nan"
+	"2|probe --listen --hello-timeout -1"
 	"2|probe -d bad/port/x 127.0.0.1"
 	"0|probe --help"
 )
@@ -69,13 +95,7 @@ done
 
 # A server over loopback for the TCP transport, serving two sessions.
 port=$(free_port)
-$wrap "$rck" -v probe --listen --transport tcp --bind 127.0.0.1 --port "$port" --sessions 2 --idle 60 \
-	>"$tmp/srv.out" 2>"$tmp/srv.err" &
-srv=$!
-for i in $(seq 100); do
-	grep -q 'listening on port' "$tmp/srv.err" && break
-	sleep 0.1
-done
+listen "$tmp/srv.out" --sessions 2 --idle 60
 if expect 0 probe 127.0.0.1 --port "$port" --transport tcp --iters 200; then
 	grep -q 'TCP bandwidth' "$tmp/out" || { echo "FAIL: no TCP bandwidth heading"; cat "$tmp/out"; fails=$((fails + 1)); }
 fi
@@ -96,6 +116,47 @@ if [ "$rc" != 0 ] || [ "$(grep -c '^ TCP' "$tmp/srv.out")" != 2 ]; then
 	cat "$tmp/srv.out" "$tmp/srv.err"
 	fails=$((fails + 1))
 fi
+
+# The listener's stdout is a pipe whose reader leaves after one byte: the
+# listener must not die of SIGPIPE, say so once, and serve every session.
+port=$(free_port)
+mkfifo "$tmp/fifo"
+head -c 1 "$tmp/fifo" >/dev/null &
+listen "$tmp/fifo" --sessions 3 --idle 30
+for _ in 1 2 3; do
+	expect 0 probe 127.0.0.1 --port "$port" --transport tcp --iters 50
+done
+wait "$srv"
+rc=$?
+srv=
+n=$((n + 1))
+if [ "$rc" != 1 ] || ! grep -q 'cannot write results to stdout' "$tmp/srv.err"; then
+	echo "FAIL: listener with a vanished stdout reader: exit $rc (want 1, not 141 = SIGPIPE):"
+	cat "$tmp/srv.err"
+	fails=$((fails + 1))
+fi
+
+# A second client while a session runs: "server busy" at once, exit 3;
+# a session above the operator's caps: refused, exit 2, naming the cap.
+port=$(free_port)
+listen /dev/null --sessions 3 --idle 30 --max-qps 2 --max-duration 5
+timeout 20 "$rck" probe 127.0.0.1 --port "$port" --transport tcp --test lat --duration 3 >/dev/null 2>&1 &
+first=$!
+sleep 0.4
+t0=$(date +%s%N)
+expect 3 probe 127.0.0.1 --port "$port" --transport tcp && grep -q 'server busy' "$tmp/err" ||
+	{ echo "FAIL: second client: $(cat "$tmp/err")"; fails=$((fails + 1)); }
+ms=$((($(date +%s%N) - t0) / 1000000))
+n=$((n + 1))
+# (Under valgrind the client's own start takes longer than that.)
+[ "$ms" -lt 1000 ] || [ -n "$wrap" ] || { echo "FAIL: busy refusal took $ms ms"; fails=$((fails + 1)); }
+wait "$first" || { echo "FAIL: the first client: exit $?"; fails=$((fails + 1)); }
+expect 2 probe 127.0.0.1 --port "$port" --transport tcp --qps 3 && grep -q 'at most 2 (--max-qps)' "$tmp/err" ||
+	{ echo "FAIL: --max-qps refusal: $(cat "$tmp/err")"; fails=$((fails + 1)); }
+expect 2 probe 127.0.0.1 --port "$port" --transport tcp --duration 6 && grep -q '(--max-duration)' "$tmp/err" ||
+	{ echo "FAIL: --max-duration refusal: $(cat "$tmp/err")"; fails=$((fails + 1)); }
+wait "$srv"
+srv=
 
 # Nobody there; a server nobody calls.
 port=$(free_port)

@@ -96,12 +96,17 @@ static void run_free(struct run *r)
 	free(r->err);
 }
 
+/* Lines of an error message: an unknown word or option may be followed
+ * by the usage, which does not count. */
 static int lines(const char *s)
 {
 	int n = 0;
 
-	for (; *s; s++)
+	for (; *s; s++) {
 		n += *s == '\n';
+		if (*s == '\n' && !strncmp(s + 1, "Usage: ", 7))
+			break;
+	}
 	return n;
 }
 

@@ -22,97 +22,7 @@
 
 #include <rocecheck/rocecheck.h>
 
-#include "../../probes/exchange.h"
-
-static struct rck_ctx *new_ctx(unsigned int timeout_ms)
-{
-	struct rck_ctx *ctx;
-
-	assert_int_equal(rck_ctx_new(&ctx), 0);
-	assert_int_equal(rck_ctx_set_timeout_ms(ctx, timeout_ms), 0);
-	return ctx;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* A probe server in a child process serving @sessions sessions; each
- * session's status is written as one byte to the returned pipe. */
-struct child {
-	pid_t pid;
-	int status_fd;
-	unsigned int port;
-};
-
-static struct child serve(unsigned int sessions)
-{
-	struct child c = { 0 };
-	int pfd[2], sfd[2];
-
-	assert_int_equal(pipe(pfd), 0);
-	assert_int_equal(pipe(sfd), 0);
-	c.pid = fork();
-	assert_true(c.pid >= 0);
-	if (c.pid == 0) {
-		struct rck_ctx *ctx = new_ctx(1500);
-		struct rck_probe_server *srv;
-		struct rck_probe_opts o;
-		unsigned int port = 0;
-
-		rck_probe_opts_init(&o);
-		o.port = 0;
-		o.bind_addr = "127.0.0.1";
-		if (rck_probe_server_new(ctx, &o, &srv) == 0)
-			port = rck_probe_server_port(srv);
-		if (write(pfd[1], &port, sizeof(port)) != sizeof(port) || !port)
-			_exit(1);
-		for (unsigned int i = 0; i < sessions; i++) {
-			struct rck_probe_result *res;
-			uint8_t st = 0xff;
-
-			if (rck_probe_server_serve(srv, 10000, &res) == 0) {
-				st = (uint8_t)rck_probe_result_status(res);
-				rck_probe_result_free(res);
-			}
-			if (write(sfd[1], &st, 1) != 1)
-				_exit(1);
-		}
-		rck_probe_server_free(srv);
-		rck_ctx_free(ctx);
-		_exit(0);
-	}
-	close(pfd[1]);
-	close(sfd[1]);
-	assert_int_equal(read(pfd[0], &c.port, sizeof(c.port)), sizeof(c.port));
-	assert_true(c.port > 0);
-	close(pfd[0]);
-	c.status_fd = sfd[0];
-	return c;
-}
-
-static int session_status(struct child *c)
-{
-	struct pollfd p = { .fd = c->status_fd, .events = POLLIN };
-	uint8_t st;
-
-	assert_int_equal(poll(&p, 1, 15000), 1);
-	assert_int_equal(read(c->status_fd, &st, 1), 1);
-	return st;
-}
-
-static void reap(struct child *c)
-{
-	int ws;
-
-	assert_int_equal(waitpid(c->pid, &ws, 0), c->pid);
-	assert_true(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
-	close(c->status_fd);
-}
+#include "probe-child.h"
 
 static struct rck_probe_result *run(struct rck_ctx *ctx, unsigned int port, struct rck_probe_opts *o)
 {
@@ -249,21 +159,6 @@ static void test_measurements(void **state)
 	rck_ctx_free(ctx);
 }
 
-/* A listening socket on a free loopback port; *port gets the port. */
-static int listener(unsigned int *port)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(sa);
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-
-	assert_true(fd >= 0);
-	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	assert_int_equal(listen(fd, 4), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
-	*port = ntohs(sa.sin_port);
-	return fd;
-}
-
 /* A peer that accepts one client, says @reply and waits for it to go. */
 static pid_t fake_peer(const void *reply, size_t len, unsigned int *port)
 {
@@ -304,20 +199,6 @@ static void expect_failure(unsigned int port, enum rck_probe_status want, const 
 	rck_ctx_free(ctx);
 }
 
-static void put_hdr(uint8_t *b, uint16_t version, uint16_t type, uint32_t len)
-{
-	const uint32_t magic = XQ_MAGIC;
-
-	for (int i = 0; i < 4; i++) {
-		b[i] = (uint8_t)(magic >> (24 - 8 * i));
-		b[8 + i] = (uint8_t)(len >> (24 - 8 * i));
-	}
-	b[4] = (uint8_t)(version >> 8);
-	b[5] = (uint8_t)version;
-	b[6] = (uint8_t)(type >> 8);
-	b[7] = (uint8_t)type;
-}
-
 static void test_bad_peers(void **state)
 {
 	uint8_t hdr[XQ_HDR_LEN];
@@ -356,24 +237,13 @@ static void test_bad_peers(void **state)
 static void expect_server_error(const void *msg, size_t len, enum rck_probe_status want, const char *text)
 {
 	struct child c = serve(1);
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)c.port),
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	uint8_t hdr[XQ_HDR_LEN], payload[XQ_TEXT_MAX + 8];
-	struct xq_hdr h;
+	int fd = raw_connect(c.port);
+	uint16_t type;
 	union xq_msg m;
-	struct pollfd p;
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
 
-	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
 	assert_int_equal(write(fd, msg, len), (ssize_t)len);
-	p = (struct pollfd){ .fd = fd, .events = POLLIN };
-	assert_int_equal(poll(&p, 1, 5000), 1);
-	assert_int_equal(recv(fd, hdr, sizeof(hdr), MSG_WAITALL), sizeof(hdr));
-	assert_int_equal(xq_decode_hdr(hdr, &h), 0);
-	assert_int_equal(h.type, XQ_ERROR);
-	assert_true(h.length <= sizeof(payload));
-	assert_int_equal(recv(fd, payload, h.length, MSG_WAITALL), (ssize_t)h.length);
-	assert_int_equal(xq_decode(XQ_ERROR, payload, h.length, &m), 0);
+	assert_int_equal(raw_recv(fd, &type, &m, 5000), 0);
+	assert_int_equal(type, XQ_ERROR);
 	assert_int_equal(m.error.status, want);
 	if (!strstr(m.error.text, text))
 		fail_msg("server said '%s', wanted '%s'", m.error.text, text);

@@ -43,6 +43,21 @@ void rck_inventory_free(struct rck_inventory *inv);
 /** Write the inventory as text or JSON (see rocecheck(8) for the schema). */
 int rck_inventory_write(const struct rck_inventory *inv, FILE *out, enum rck_format fmt);
 
+/** rck_inventory_write_view() flags. */
+enum {
+	RCK_INVENTORY_BRIEF = 1 << 0, /**< one line per port (schema "rocecheck.links/1") */
+};
+
+/**
+ * Write the inventory, or only device @device (NULL: all), as text tables
+ * sized to their content or as JSON with its "schema" member
+ * ("rocecheck.devices/1", or "rocecheck.links/1" with RCK_INVENTORY_BRIEF).
+ * Returns 0, -ENODEV when @device is not in @inv, -EINVAL for unknown
+ * @flags, -ENOMEM, or -errno of the write.
+ */
+int rck_inventory_write_view(const struct rck_inventory *inv, FILE *out, enum rck_format fmt,
+			     const char *device, unsigned int flags);
+
 unsigned int rck_inventory_device_count(const struct rck_inventory *inv);
 /** Device @i (0-based), or NULL past the end. */
 const struct rck_device *rck_inventory_device(const struct rck_inventory *inv, unsigned int i);

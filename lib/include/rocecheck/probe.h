@@ -25,7 +25,9 @@ extern "C" {
  *  - Every blocking step (connect, each message, each QP transition, each
  *    completion or reply wait) has a deadline: the context's timeout
  *    (rck_ctx_set_timeout_ms()). A step that makes no progress within it
- *    ends the probe with RCK_PROBE_TIMEOUT; nothing waits forever.
+ *    ends the probe with RCK_PROBE_TIMEOUT; nothing waits forever. A wait
+ *    for a control message lasts the timeout in all: keep-alives do not
+ *    extend it. The server caps the whole run (max_duration_s).
  *  - A failed probe is a result, not an error: rck_probe_run() returns 0
  *    with a result whose status says what went wrong. Negative errnos are
  *    kept for bad options and resource exhaustion.
@@ -35,6 +37,12 @@ extern "C" {
 #define RCK_PROBE_DEFAULT_PORT 18520
 /** Default traffic class: DSCP 26 (AF31) in the upper six bits, ECT(0). */
 #define RCK_PROBE_DEFAULT_TCLASS 106
+/** Server defaults of what one session may ask for (struct rck_probe_opts max_*). */
+#define RCK_PROBE_DEFAULT_MAX_SIZE (64ull << 20)
+#define RCK_PROBE_DEFAULT_MAX_QPS 16
+#define RCK_PROBE_DEFAULT_MAX_DURATION_S 60.0
+/** Server default of the time a new connection has to send its HELLO. */
+#define RCK_PROBE_DEFAULT_HELLO_S 2.0
 
 enum rck_probe_test {
 	RCK_PROBE_TEST_BW = 0,       /**< RDMA WRITE bandwidth */
@@ -87,10 +95,33 @@ struct rck_probe_opts {
 	uint32_t flow_label;     /**< GRH flow label of QP 0, QP i gets flow_label + i (0: none) */
 	uint16_t udp_sport;      /**< RoCE v2 UDP source port of QP 0 (49152-65535), QP i gets + i (0: none) */
 	double window_s;         /**< bandwidth window for the worst-window figure (default 0.1) */
+	/* Server caps (0.2): checked on every client's parameters before the
+	 * server allocates anything for them; a session above one is refused
+	 * with a message naming the cap. */
+	uint64_t max_size;       /**< server: bytes of message buffers one session may allocate (RDMA: pin), default RCK_PROBE_DEFAULT_MAX_SIZE */
+	unsigned int max_qps;    /**< server: QPs (TCP streams) one session may use, default RCK_PROBE_DEFAULT_MAX_QPS */
+	double max_duration_s;   /**< server: longest measurement, in seconds, also of one counted in messages (default RCK_PROBE_DEFAULT_MAX_DURATION_S) */
+	double hello_s;          /**< server: seconds a new connection has to send its HELLO (default RCK_PROBE_DEFAULT_HELLO_S) */
 };
 
 /** Fill @opts with the defaults and set opts->size. */
 void rck_probe_opts_init(struct rck_probe_opts *opts);
+
+/** Which side rck_probe_opts_validate() checks the options for. */
+enum rck_probe_role {
+	RCK_PROBE_ROLE_CLIENT = 0, /**< every member, as rck_probe_run() does */
+	RCK_PROBE_ROLE_SERVER = 1, /**< port, device port and GID index, as rck_probe_server_new() does */
+};
+
+/**
+ * Check @opts the way rck_probe_run() (client) or rck_probe_server_new()
+ * (server) will, without doing anything: the one place the limits live.
+ * Returns 0, or -EINVAL with a one-line reason naming the value and its
+ * allowed range in @err (NUL-terminated, truncated to @errlen; @err may be
+ * NULL). Thread-safe.
+ */
+int rck_probe_opts_validate(const struct rck_probe_opts *opts, enum rck_probe_role role,
+			    char *err, size_t errlen);
 
 /** Static names: "bw", "lat", "send-lat"; "rdma", "tcp"; "ok", "timeout", ... NULL when out of range. */
 const char *rck_probe_test_name(enum rck_probe_test test);
@@ -114,11 +145,12 @@ int rck_probe_run(struct rck_ctx *ctx, const char *host, const struct rck_probe_
 struct rck_probe_server;
 
 /**
- * Listen on opts->bind_addr:opts->port (0: RCK_PROBE_DEFAULT_PORT). Of
- * @opts the server uses port, bind_addr, device, ib_port and gid_index;
- * everything else comes from each client. The caller owns *out
- * (rck_probe_server_free()). Returns 0, -EINVAL, -EADDRINUSE, -ENOMEM or
- * another -errno from socket setup.
+ * Listen on opts->bind_addr:opts->port (0: a free port). Of @opts the
+ * server uses port, bind_addr, device, ib_port, gid_index and its caps
+ * max_size, max_qps, max_duration_s and hello_s; everything else comes from
+ * each client. The caller owns *out (rck_probe_server_free()). Returns 0,
+ * -EINVAL (an option out of range, logged with the reason), -EADDRINUSE,
+ * -ENOMEM or another -errno from socket setup.
  */
 int rck_probe_server_new(struct rck_ctx *ctx, const struct rck_probe_opts *opts,
 			 struct rck_probe_server **out);
@@ -131,7 +163,18 @@ unsigned int rck_probe_server_port(const struct rck_probe_server *srv);
  * session to the end. Returns 0 when a session ran (its outcome, even a
  * failure, is in *out when @out is not NULL; the caller owns it), or
  * -ETIMEDOUT when no client came, -EINTR when a signal interrupted the
- * wait, -ENOMEM.
+ * wait, -ENOMEM, or another -errno when the listener itself failed.
+ *
+ * The server accepts connections and reads their first message
+ * concurrently: a connection that has not sent a whole message within
+ * opts->hello_s is dropped and never counts as a session. While a session
+ * runs, a thread of the server answers every further client at once with
+ * an ERROR saying the server is busy (the client's result says "server
+ * busy", status RCK_PROBE_UNREACHABLE); the context's log function may be
+ * called from that thread. accept() failing for want of descriptors or
+ * memory is logged and retried after a pause. A session's measurement
+ * ends at the latest max_duration_s (or the client's shorter duration)
+ * plus the timeout after it started, whatever the client sends.
  */
 int rck_probe_server_serve(struct rck_probe_server *srv, int wait_ms, struct rck_probe_result **out);
 

@@ -7,5 +7,7 @@
 #include <rocecheck/inventory.h>
 #include <rocecheck/counters.h>
 #include <rocecheck/probe.h>
+#include <rocecheck/cap.h>
+#include <rocecheck/mesh.h>
 
 #endif

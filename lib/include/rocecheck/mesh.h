@@ -1,0 +1,281 @@
+/* librocecheck mesh: host lists (names, hostfiles, Slurm-style nodelists)
+ * and the sweep result, the plain data structure a fabric sweep produces. */
+#ifndef ROCECHECK_MESH_H
+#define ROCECHECK_MESH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rocecheck/context.h>
+#include <rocecheck/counters.h>
+#include <rocecheck/inventory.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * Thread safety, for everything in this header: a handle is not locked.
+ * Calls on different handles may run in parallel; calls on one handle
+ * from several threads need the caller's lock, except that any number of
+ * threads may call the const accessors and writers of a handle no thread
+ * is changing.
+ */
+
+/* ---- host lists ---- */
+
+/** Most hosts one host list holds: larger expansions are refused. */
+#define RCK_HOSTLIST_MAX 65536
+/** Longest host name (DNS name length). */
+#define RCK_HOST_NAME_MAX 253
+
+/** Opaque ordered list of distinct host names. */
+struct rck_hostlist;
+
+/** Create an empty list. The caller owns *out. Returns 0 or -ENOMEM. */
+int rck_hostlist_new(struct rck_hostlist **out);
+void rck_hostlist_free(struct rck_hostlist *hl);
+
+/**
+ * Append the hosts of a nodelist expression, the form of `--hosts`:
+ * names separated by commas or white space, each with any number of
+ * bracket groups of numbers and ranges, expanded left group slowest:
+ * "a,b,c", "node[01-16,20]", "rack[1-2]-n[01-04]", "a[1-3],b5". A range
+ * keeps the zero padding of its lower bound ("[08-10]" gives 08 09 10,
+ * "[8-10]" gives 8 9 10). Host names hold letters, digits and ". _ - : %"
+ * (so IPv4 and IPv6 addresses pass), at most RCK_HOST_NAME_MAX characters.
+ * A name already in the list is not added again (counted, see
+ * rck_hostlist_duplicates()). On error nothing is added and @err (may be
+ * NULL) gets one line naming the 1-based column and what is wrong.
+ * Returns 0, -EINVAL for a malformed expression (descending or empty
+ * range, unbalanced bracket, bad character, empty list), -E2BIG when the
+ * list would pass RCK_HOSTLIST_MAX, -ENOMEM.
+ */
+int rck_hostlist_add(struct rck_hostlist *hl, const char *expr, char *err, size_t errlen);
+
+/**
+ * Append the hosts of a hostfile's text (@len bytes, no terminator needed;
+ * @name names it in messages). Per line: '#' starts a comment, blank lines
+ * are skipped, the first word is a nodelist expression as for
+ * rck_hostlist_add(), further words must be `key=value` (OpenMPI's
+ * `slots=8`, `max_slots=8`) and are ignored. A host repeated on several
+ * lines (machinefiles list a host once per slot) is kept once. Errors as
+ * rck_hostlist_add(), with "NAME:LINE:" leading the message
+ * ("hosts.txt:3:column 5: descending range 3-1").
+ */
+int rck_hostlist_add_text(struct rck_hostlist *hl, const char *text, size_t len,
+			  const char *name, char *err, size_t errlen);
+/** rck_hostlist_add_text() on the file @path; -errno when it cannot be read,
+ * -EFBIG past 16 MiB. */
+int rck_hostlist_add_file(struct rck_hostlist *hl, const char *path, char *err, size_t errlen);
+
+unsigned int rck_hostlist_count(const struct rck_hostlist *hl);
+/** Host @i in the order added, NULL past the end. Owned by @hl. */
+const char *rck_hostlist_get(const struct rck_hostlist *hl, unsigned int i);
+/** How many names were given again and left out. */
+unsigned int rck_hostlist_duplicates(const struct rck_hostlist *hl);
+
+/* ---- sweep results ---- */
+
+enum rck_mesh_test {
+	RCK_MESH_TEST_BW = 0,  /**< bandwidth, Gb/s */
+	RCK_MESH_TEST_LAT = 1, /**< latency, p50 and p99 in microseconds */
+	RCK_MESH_TEST_COUNT
+};
+
+/** Outcome of one probe. */
+enum rck_mesh_status {
+	RCK_MESH_OK = 0,          /**< measured */
+	RCK_MESH_FAILED = 1,      /**< the probe ran and failed (reason says why) */
+	RCK_MESH_UNREACHABLE = 2, /**< an end's host was dead or did not answer */
+	RCK_MESH_SKIPPED = 3,     /**< not run (deadline, cancelled, group lost a member) */
+	RCK_MESH_STATUS_COUNT
+};
+
+/** The two ends of a probe: data flows from SRC to DST. */
+enum rck_mesh_end { RCK_MESH_SRC = 0, RCK_MESH_DST = 1 };
+
+/** "bw", "lat"; NULL out of range. Static storage. */
+const char *rck_mesh_test_name(enum rck_mesh_test t);
+/** "ok", "failed", "unreachable", "skipped"; NULL out of range. */
+const char *rck_mesh_status_name(enum rck_mesh_status s);
+
+/** Highest rail index. */
+#define RCK_MESH_RAIL_MAX 1023
+
+/**
+ * One RDMA port of a host, as its agent reported it. Set @size to
+ * sizeof(struct rck_mesh_nic) before use: fields may be added at the end.
+ * Strings may be NULL (unknown); numbers unknown are 0 (@gid_index -1).
+ */
+struct rck_mesh_nic {
+	size_t size;
+	const char *device;      /**< "mlx5_0"; required */
+	unsigned int port;       /**< 1-based port number; required */
+	int rail;                /**< rail index 0..RCK_MESH_RAIL_MAX; -1: its position on the host */
+	const char *netdev;      /**< bound network interface */
+	const char *state;       /**< port state, "ACTIVE" */
+	const char *fw_ver;
+	double rate_gbps;        /**< port rate */
+	unsigned int active_mtu; /**< RDMA path MTU */
+	unsigned int netdev_mtu;
+	int gid_index;           /**< the RoCE v2 IPv4 GID the probes use */
+	/** Bit id set: the NIC has neutral counter id (enum rck_counter). A
+	 * counter it lacks is absent in every delta, never 0. */
+	uint64_t counters;
+};
+
+/** A sweep as a whole. @size as for struct rck_mesh_nic. */
+struct rck_mesh_info {
+	size_t size;
+	const char *pattern; /**< "full", "quick", "incast:4", "pairs" */
+	const char *rails;   /**< "same", "all", "device:mlx5_0" */
+	uint64_t start_ns;   /**< wall clock (CLOCK_REALTIME) at start */
+	double seconds;      /**< wall time of the whole sweep */
+};
+
+/**
+ * One probe's outcome. @size as above. The writer fills what the test
+ * measured: @gbps for bw, @lat_p50_us and @lat_p99_us for lat; the others
+ * are NaN. @start_s is seconds from the sweep's start, @seconds the
+ * probe's duration. @reason: NULL when ok; for others one line.
+ */
+struct rck_mesh_meas {
+	size_t size;
+	enum rck_mesh_status status;
+	double gbps;
+	double lat_p50_us;
+	double lat_p99_us;
+	double start_s;
+	double seconds;
+	const char *reason;
+};
+
+/** Opaque sweep result: hosts, their NICs, and one cell per probed
+ * (test, source NIC, destination NIC) with its first result and, for a
+ * suspect retested alone, the retest's result. */
+struct rck_mesh;
+
+/** Create an empty result. The caller owns *out (rck_mesh_free()). 0 or -ENOMEM. */
+int rck_mesh_new(struct rck_mesh **out);
+void rck_mesh_free(struct rck_mesh *m);
+
+/** Copy @info (strings copied). Returns 0, -EINVAL, -ENOMEM. */
+int rck_mesh_set_info(struct rck_mesh *m, const struct rck_mesh_info *info);
+/** Fill @info (@info->size set by the caller); strings owned by @m. 0 or -EINVAL. */
+int rck_mesh_get_info(const struct rck_mesh *m, struct rck_mesh_info *info);
+
+/**
+ * Add a host (@name copied); *@idx (may be NULL) gets its index, the order
+ * of adding. Returns 0, -EEXIST for a name already there, -EINVAL, -ENOMEM.
+ */
+int rck_mesh_add_host(struct rck_mesh *m, const char *name, unsigned int *idx);
+/** Mark host @h unreachable with @reason (copied), or reachable with NULL. */
+int rck_mesh_host_set_unreachable(struct rck_mesh *m, unsigned int h, const char *reason);
+unsigned int rck_mesh_host_count(const struct rck_mesh *m);
+/** Host index by name; -ENOENT when absent. */
+int rck_mesh_find_host(const struct rck_mesh *m, const char *name, unsigned int *idx);
+/** Name of host @h, NULL past the end. Owned by @m. */
+const char *rck_mesh_host_name(const struct rck_mesh *m, unsigned int h);
+/** The unreachable reason of host @h, NULL when reachable or past the end. */
+const char *rck_mesh_host_unreachable(const struct rck_mesh *m, unsigned int h);
+
+/**
+ * Add a NIC to host @h. NICs are numbered across the whole result in the
+ * order added; *@nic (may be NULL) gets that number. A rail of -1 becomes
+ * the NIC's position on its host. Returns 0, -EINVAL (no device, port 0,
+ * unknown host), -EEXIST for a device/port the host already has, -ENOMEM.
+ */
+int rck_mesh_add_nic(struct rck_mesh *m, unsigned int h, const struct rck_mesh_nic *info,
+		     unsigned int *nic);
+/**
+ * Add to host @h every Ethernet (RoCE) port of @inv, the host's own
+ * inventory as its agent read it: device, port, netdev, state, firmware,
+ * rate, MTUs, the port's first RoCE v2 IPv4 GID, and, when @snap (may be
+ * NULL: none) holds the port, the neutral counters it has. Rails are the
+ * ports' positions on the host. Both stay owned by the caller. Returns 0,
+ * -EINVAL, -EEXIST (a port already added), -ENOMEM; on error the ports
+ * added before it stay.
+ */
+int rck_mesh_add_inventory(struct rck_mesh *m, unsigned int h, const struct rck_inventory *inv,
+			   const struct rck_snapshot *snap);
+unsigned int rck_mesh_nic_count(const struct rck_mesh *m);
+/** NICs of host @h: count, and the global number of the @i-th. */
+unsigned int rck_mesh_host_nic_count(const struct rck_mesh *m, unsigned int h);
+int rck_mesh_host_nic(const struct rck_mesh *m, unsigned int h, unsigned int i, unsigned int *nic);
+/** Describe NIC @nic (strings owned by @m) and its host (@host may be NULL).
+ * Returns 0 or -EINVAL. */
+int rck_mesh_get_nic(const struct rck_mesh *m, unsigned int nic, struct rck_mesh_nic *info,
+		     unsigned int *host);
+
+/**
+ * Record a probe's outcome for (@test, @src_nic -> @dst_nic): @attempt 0 is
+ * the sweep's probe, 1 the retest alone. Recording attempt 0 again replaces
+ * it (and its counters); attempt 1 needs attempt 0. *@cell (may be NULL)
+ * gets the cell's index. Returns 0, -EINVAL (bad NIC, test, attempt or
+ * status, or @src_nic == @dst_nic), -ENOENT (attempt 1 before 0), -ENOMEM.
+ */
+int rck_mesh_set_result(struct rck_mesh *m, enum rck_mesh_test test, unsigned int src_nic,
+			unsigned int dst_nic, unsigned int attempt,
+			const struct rck_mesh_meas *meas, unsigned int *cell);
+/**
+ * Record the increase of neutral counter @id at one end during @attempt of
+ * @cell. Only counters the end's NIC has (struct rck_mesh_nic.counters)
+ * are accepted; a counter never set reads 0. Returns 0, -EINVAL, -ENOENT
+ * (no such attempt, or the NIC lacks the counter), -ENOMEM.
+ */
+int rck_mesh_set_counter(struct rck_mesh *m, unsigned int cell, unsigned int attempt,
+			 enum rck_mesh_end end, enum rck_counter id, uint64_t delta);
+
+/** Cells in the order first recorded. */
+unsigned int rck_mesh_cell_count(const struct rck_mesh *m);
+/** The cell of (@test, @src_nic, @dst_nic). Returns 0 or -ENOENT. O(1). */
+int rck_mesh_find_cell(const struct rck_mesh *m, enum rck_mesh_test test, unsigned int src_nic,
+		       unsigned int dst_nic, unsigned int *cell);
+/** What cell @cell is; any out pointer may be NULL. 0 or -EINVAL. */
+int rck_mesh_cell(const struct rck_mesh *m, unsigned int cell, enum rck_mesh_test *test,
+		  unsigned int *src_nic, unsigned int *dst_nic);
+/** 1, or 2 when the cell was retested. 0 for a bad @cell. */
+unsigned int rck_mesh_cell_attempts(const struct rck_mesh *m, unsigned int cell);
+/** Outcome of @attempt (@meas->size set by the caller; reason owned by @m).
+ * Returns 0, -EINVAL, -ENOENT (no such attempt). */
+int rck_mesh_cell_meas(const struct rck_mesh *m, unsigned int cell, unsigned int attempt,
+		       struct rck_mesh_meas *meas);
+/** Counter delta of one end: 0 with *@delta set (0 when the NIC has the
+ * counter and nothing was recorded), -ENOENT when the NIC lacks it or there
+ * is no such attempt, -EINVAL. */
+int rck_mesh_cell_counter(const struct rck_mesh *m, unsigned int cell, unsigned int attempt,
+			  enum rck_mesh_end end, enum rck_counter id, uint64_t *delta);
+
+/**
+ * Write the result. JSON (schemas/mesh.schema.json): {"version":1,
+ * "pattern","rails","start_ns","seconds","hosts":[{"name","unreachable",
+ * "missing_rails","nics":[{"id","device","port","rail",...,"counters":[
+ * names]}]}],"probes":[{"test","src","dst","attempts","result":{"status",
+ * "gbps","lat_p50_us","lat_p99_us","start_s","seconds","reason",
+ * "counters":{"src":{name: delta},"dst":{...}}},"retest":null or the
+ * same}]}; only nonzero counter deltas are listed, per-priority ones as
+ * "pfc_rx_pause[3]". Text: hosts and NICs, then one line per probe.
+ * Returns 0 or -errno.
+ */
+int rck_mesh_write(const struct rck_mesh *m, FILE *out, enum rck_format fmt);
+
+/**
+ * Load a result written as JSON by rck_mesh_write() from @len bytes of
+ * @buf (@name names it in messages) or from the file @path. Anything not a
+ * consistent result (unknown version, bad index, duplicate cell, counter
+ * the NIC lacks) is refused with -EINVAL and one line at LOG_ERR through
+ * @ctx naming the first problem. The caller owns *out. Returns 0, -EINVAL,
+ * -ENOMEM, -errno when the file cannot be read.
+ */
+int rck_mesh_load_buf(struct rck_ctx *ctx, const char *buf, size_t len, const char *name,
+		      struct rck_mesh **out);
+int rck_mesh_load(struct rck_ctx *ctx, const char *path, struct rck_mesh **out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,65 @@
+/* The sweep result's layout, shared by its accessors (result.c), its JSON
+ * writer and loader (result_io.c) and the planner. Never installed. */
+#ifndef RCK_MESH_RESULT_H
+#define RCK_MESH_RESULT_H
+
+#include <stdint.h>
+
+#include "rocecheck/mesh.h"
+#include "strset.h"
+
+/* One nonzero counter increase at one end of a probe. */
+struct mesh_ctr {
+	uint8_t id;  /* enum rck_counter */
+	uint8_t end; /* enum rck_mesh_end */
+	uint64_t val;
+};
+
+struct mesh_meas {
+	uint8_t status;
+	uint16_t n_ctr;
+	double gbps, p50, p99, start_s, seconds;
+	char *reason;
+	struct mesh_ctr *ctr;
+};
+
+struct mesh_cell {
+	uint32_t src, dst; /* global NIC numbers */
+	uint8_t test;
+	uint8_t attempts;  /* 1 or 2 */
+	struct mesh_meas first;
+	struct mesh_meas *retest;
+};
+
+struct mesh_nic {
+	char *device, *netdev, *state, *fw_ver;
+	unsigned int port, active_mtu, netdev_mtu;
+	int rail, gid_index;
+	double rate_gbps;
+	uint64_t counters;
+	uint32_t host;
+};
+
+struct mesh_host {
+	char *unreachable;
+	uint32_t *nics;
+	unsigned int n_nics;
+};
+
+struct rck_mesh {
+	struct strset names;     /* host names, index = host number */
+	struct mesh_host *hosts; /* host_cap long, names.n used */
+	size_t host_cap;
+	struct mesh_nic *nics;
+	unsigned int n_nics;
+	size_t nic_cap;
+	struct mesh_cell *cells;
+	unsigned int n_cells, cell_cap;
+	uint32_t *cell_slots;    /* cell + 1, 0 empty */
+	uint32_t n_cell_slots;
+	char *pattern, *rails;
+	uint64_t start_ns;
+	double seconds;
+};
+
+#endif

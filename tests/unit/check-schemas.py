@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+# Every schemas/*.schema.json is a valid JSON Schema and every -j output of
+# rocecheck mapped to it below validates and names its schema version.
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+import jsonschema
+
+RCK = os.environ["ROCECHECK"]
+FIX = os.path.join(os.environ["ROCECHECK_FIXTURES"], "sysfs")
+SCHEMAS = sys.argv[1]
+TREES = sorted(os.listdir(FIX))
+TMP = tempfile.mkdtemp(prefix="rck-schemas.")
+
+
+def run(args, ok=(0,)):
+    p = subprocess.run([RCK] + args, capture_output=True, text=True, timeout=60)
+    if p.returncode not in ok:
+        raise AssertionError(f"rocecheck {' '.join(args)}: exit {p.returncode}: {p.stderr.strip()}")
+    return p.stdout
+
+
+def sysfs(tree, *args):
+    return run(["--sysfs-root", os.path.join(FIX, tree)] + list(args))
+
+
+def devices():
+    for t in TREES:
+        yield f"devices {t}", sysfs(t, "-j", "devices")
+        yield f"devices -p {t}", sysfs(t, "-p", "devices")
+    yield "devices mlx5_0", sysfs("mlx5", "devices", "mlx5_0", "-j")
+
+
+def links():
+    for t in TREES:
+        yield f"devices --brief {t}", sysfs(t, "-j", "devices", "--brief")
+
+
+def counters():
+    for t in TREES:
+        yield f"counters {t}", sysfs(t, "-j", "counters")
+        yield f"counters --all {t}", sysfs(t, "-j", "counters", "--all")
+
+
+def counters_delta():
+    for t in TREES:
+        if t == "empty":
+            continue  # no port in common: refused (exit 1), no document
+        old, new = os.path.join(TMP, t + ".old"), os.path.join(TMP, t + ".new")
+        sysfs(t, "counters", "--save", old)
+        sysfs(t, "counters", "--save", new)
+        yield f"counters --diff {t}", run(["-j", "counters", "--all", "--diff", old, new])
+    yield "counters --interval mlx5", sysfs("mlx5", "-j", "counters", "--interval", "0.1", "--count", "2")
+
+
+def probe():
+    """A TCP-transport listener on loopback and clients of every test."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = str(s.getsockname()[1])
+    s.close()
+    clients = [["--test", "bw", "--iters", "50"], ["--test", "lat", "--iters", "50"],
+               ["--test", "send-lat", "--iters", "50"], ["--bidir", "--duration", "0.1"]]
+    err = open(os.path.join(TMP, "srv.err"), "w+")
+    srv = subprocess.Popen([RCK, "-j", "-v", "probe", "--listen", "--transport", "tcp", "--bind", "127.0.0.1",
+                            "--port", port, "--sessions", str(len(clients)), "--idle", "30"],
+                           stdout=subprocess.PIPE, stderr=err, text=True)
+    try:
+        for _ in range(100):
+            err.seek(0)
+            if "listening on port" in err.read():
+                break
+            time.sleep(0.05)
+        for args in clients:
+            yield "probe " + " ".join(args), run(["-j", "probe", "127.0.0.1", "--port", port,
+                                                 "--transport", "tcp"] + args)
+        out, _ = srv.communicate(timeout=60)
+    finally:
+        if srv.poll() is None:
+            srv.kill()
+    yield "probe --listen", out
+    yield "probe unreachable", run(["-j", "-t", "500", "probe", "127.0.0.1", "--port", port,
+                                    "--transport", "tcp"], ok=(3,))
+
+
+def rocecap():
+    """rocecap on a capture written by rocecap-gen (built with libpcap)."""
+    build = os.environ["ROCECHECK_BUILD_DIR"]
+    cap, gen = os.path.join(build, "tools", "rocecap"), os.path.join(build, "tests", "cap", "rocecap-gen")
+    if not (os.access(cap, os.X_OK) and os.access(gen, os.X_OK)):
+        if os.environ.get("CI") == "true":
+            raise AssertionError("rocecap or rocecap-gen not built")
+        print("# rocecap not built (no libpcap): its schema is only checked")
+        return
+    pcap = os.path.join(TMP, "s.pcap")
+    subprocess.run([gen, "scenario", pcap], check=True, capture_output=True, timeout=60)
+    for args in (["-j"], ["-j", "--timeline"], ["-p", "--flows"], ["-j", "-c", "5"]):
+        p = subprocess.run([cap, "-r", pcap] + args, capture_output=True, text=True, timeout=60)
+        if p.returncode:
+            raise AssertionError(f"rocecap {' '.join(args)}: exit {p.returncode}: {p.stderr.strip()}")
+        yield "rocecap " + " ".join(args), p.stdout
+
+
+def mesh():
+    """A recorded sweep (tests/fixtures/mesh) as the library writes it back."""
+    fixture = os.path.join(os.path.dirname(SCHEMAS), "tests", "fixtures", "mesh", "sample.json")
+    with open(fixture) as fh:
+        yield "recorded sweep " + os.path.basename(fixture), fh.read()
+
+
+# schema file -> the outputs that must validate against it. A new -j
+# output adds its schema file and one line here.
+OUTPUTS = {
+    "devices.schema.json": devices,
+    "links.schema.json": links,
+    "probe.schema.json": probe,
+    "counters.schema.json": counters,
+    "counters-delta.schema.json": counters_delta,
+    "rocecap.schema.json": rocecap,
+    "mesh.schema.json": mesh,
+}
+
+
+def docs(text):
+    """One JSON document, or JSON lines."""
+    try:
+        return [json.loads(text)]
+    except json.JSONDecodeError:
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def main():
+    fails = n = 0
+    files = sorted(f for f in os.listdir(SCHEMAS) if f.endswith(".schema.json"))
+    for f in files:
+        n += 1
+        with open(os.path.join(SCHEMAS, f)) as fh:
+            schema = json.load(fh)
+        cls = jsonschema.validators.validator_for(schema)
+        try:
+            cls.check_schema(schema)
+        except jsonschema.exceptions.SchemaError as e:
+            print(f"FAIL: {f} is not a valid JSON Schema: {e.message}")
+            fails += 1
+            continue
+        if f not in OUTPUTS:
+            print(f"FAIL: {f}: no outputs mapped to it in {os.path.basename(__file__)}")
+            fails += 1
+            continue
+        # The version member: "schema" ("rocecheck.NAME/N") or rocecap's "schema_version".
+        props = schema.get("properties", {})
+        vkey = next((k for k in ("schema", "schema_version", "version") if k in props), "schema")
+        version = props.get(vkey, {}).get("const")
+        validator = cls(schema, format_checker=jsonschema.FormatChecker())
+        count = 0
+        try:
+            for what, text in OUTPUTS[f]():
+                for doc in docs(text):
+                    n += 1
+                    count += 1
+                    errs = sorted(validator.iter_errors(doc), key=lambda e: list(e.path))
+                    if errs:
+                        e = errs[0]
+                        print(f"FAIL: {what} against {f}: {'/'.join(map(str, e.path))}: {e.message}")
+                        fails += 1
+                    elif version is None or doc.get(vkey) != version:
+                        print(f"FAIL: {what}: \"{vkey}\" is {doc.get(vkey)!r}, want {version!r}")
+                        fails += 1
+        except (AssertionError, subprocess.TimeoutExpired, json.JSONDecodeError) as e:
+            print(f"FAIL: {f}: {e}")
+            fails += 1
+        print(f"{f}: {count} documents")
+    for f in OUTPUTS:
+        if f not in files and not f.startswith("counters"):
+            print(f"FAIL: {f} is missing from {SCHEMAS}")
+            fails += 1
+    print(f"{n - fails}/{n} schema checks passed")
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# rocelab's argument errors need no lab, root or qemu: each is one line
+# "rocelab: ..." (plus the usage for an unknown word), exit 2; never a raw
+# bash error.
+set -u
+rocelab=${ROCELAB:?ROCELAB not set}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0 n=0
+
+# RC | ARGS | ERE on stderr (or stdout for exit 0)
+cases=(
+	"2||^rocelab: no command given$"
+	"2|bogus|^rocelab: unknown command 'bogus'$"
+	"2|up --nodes|^rocelab: up: option --nodes needs a value$"
+	"2|up --nodes 0|^rocelab: up: --nodes takes 1..64$"
+	"2|up --name|^rocelab: up: option --name needs a value$"
+	"2|up --bogus|^rocelab: up: unknown argument --bogus$"
+	"2|demo --name|^rocelab: demo: option --name needs a value$"
+	"2|demo --build-dir|^rocelab: demo: option --build-dir needs a value$"
+	"2|demo --bogus|^rocelab: demo: unknown argument --bogus$"
+	"2|exec n1 -t|^rocelab: exec: option -t needs a value$"
+	"2|exec|^rocelab: exec: need NODE -- CMD$"
+	"2|impair --to|^rocelab: impair: option --to needs a value$"
+	"2|perf --name|^rocelab: perf: option --name needs a value$"
+	"2|kill|^rocelab: kill: need NODE$"
+	"0|help|^usage: rocelab COMMAND"
+	"0|demo --help|demo \[--name NAME\] \[--build-dir DIR\]"
+)
+for c in "${cases[@]}"; do
+	want=${c%%|*}
+	rest=${c#*|}
+	args=${rest%%|*}
+	re=${rest#*|}
+	n=$((n + 1))
+	# shellcheck disable=SC2086
+	ROCELAB_STATE=$tmp/state timeout 20 "$rocelab" $args >"$tmp/out" 2>"$tmp/err" </dev/null
+	got=$?
+	stream=$tmp/err
+	[ "$want" = 0 ] && stream=$tmp/out
+	if [ "$got" != "$want" ]; then
+		echo "FAIL: rocelab $args: exit $got, want $want"
+		sed 's/^/    /' "$tmp/err" | head -3
+		fails=$((fails + 1))
+	elif ! { [ "$want" = 0 ] && grep -Eq -- "$re" "$stream"; } && ! head -1 "$stream" | grep -Eq -- "$re"; then
+		echo "FAIL: rocelab $args: first line is not /$re/:"
+		sed 's/^/    /' "$stream" | head -3
+		fails=$((fails + 1))
+	elif [ "$want" != 0 ] && { grep -q 'line [0-9]*:\|not set\|unbound' "$tmp/err" ||
+		[ "$(sed '/^usage: /,$d' "$tmp/err" | wc -l)" != 1 ]; }; then
+		echo "FAIL: rocelab $args: not one clear line:"
+		sed 's/^/    /' "$tmp/err"
+		fails=$((fails + 1))
+	fi
+done
+echo "$((n - fails))/$n rocelab CLI cases passed"
+[ "$fails" = 0 ]
