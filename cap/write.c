@@ -7,7 +7,7 @@
 #include "cap_int.h"
 #include "emit.h"
 
-#define SCHEMA_VERSION 1
+#define CAP_SCHEMA "rocecheck.rocecap/1"
 
 static void stat(struct emit *e, const struct rck_cap *cap, enum rck_cap_stat s, const char *tfmt)
 {
@@ -210,7 +210,7 @@ RCK_EXPORT int rck_cap_write(const struct rck_cap *cap, FILE *out, enum rck_form
 	if (rc)
 		return rc;
 	emit_obj_open(e, NULL);
-	emit_u64(e, "schema_version", NULL, SCHEMA_VERSION);
+	emit_str(e, "schema", NULL, CAP_SCHEMA);
 	emit_text(e, "Frames: ");
 	stat(e, cap, RCK_CAP_PACKETS, "%s");
 	stat(e, cap, RCK_CAP_BYTES, " (%s bytes)");

@@ -55,9 +55,13 @@ done
 grep -q '^Requires' "$pc" && { echo "FAIL: rocecheck.pc has $(grep '^Requires' "$pc")"; exit 1; }
 find "$stage" -path '*/share/rocecheck/schemas/devices.schema.json' | grep -q . ||
 	{ echo "FAIL: JSON Schemas not installed"; exit 1; }
-comp=$(find "$stage" -path '*/bash-completion/completions/rocecheck')
-[ -n "$comp" ] && grep -q '^complete -F _rocecheck rocecheck' "$comp" ||
-	{ echo "FAIL: bash completion not installed"; exit 1; }
+tools=rocecheck
+[ -x "$build/tools/rocecap" ] && tools="$tools rocecap"
+for t in $tools; do
+	comp=$(find "$stage" -path "*/bash-completion/completions/$t")
+	[ -n "$comp" ] && grep -q "^complete -F _$t $t\$" "$comp" ||
+		{ echo "FAIL: bash completion of $t not installed"; exit 1; }
+done
 flags=$(PKG_CONFIG_PATH=$stage/pc pkg-config --cflags --libs rocecheck) ||
 	{ echo "FAIL: pkg-config cannot read the staged rocecheck.pc"; exit 1; }
 # shellcheck disable=SC2086

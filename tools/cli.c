@@ -424,6 +424,60 @@ static int apply_global(struct cli *cli, struct globals *g, const struct cli_opt
 	}
 }
 
+/* A word of short options inside a command ("-jb", "-bV", "-jr FILE",
+ * "-bt500"): its global letters are applied here and taken out of the
+ * word in place; what is left ("-b", "-r") is the command's, ending with
+ * the value of a command option that takes one. *i moves past a global
+ * option's value taken from the next word; *keep says whether anything
+ * is left for the command. Returns CLI_CONTINUE or the exit code. */
+static int split_short(struct cli *cli, struct globals *g, int argc, char **argv, int *i, bool *keep)
+{
+	char *a = argv[*i];
+	int w = 1;
+
+	*keep = false;
+	for (int k = 1; a[k]; k++) {
+		const struct cli_opt *c = find_short(cli->cmd->opts, a[k]);
+		const struct cli_opt *o = c ? NULL : find_short(cli->tool->globals, a[k]);
+		const char *val = NULL;
+		int rc;
+
+		if (!o) {
+			/* The command's, or unknown: the command says so. */
+			a[w++] = a[k];
+			if (c && c->arg) {
+				memmove(a + w, a + k + 1, strlen(a + k + 1) + 1);
+				*keep = true;
+				return CLI_CONTINUE;
+			}
+			continue;
+		}
+		if (o->id == 'h') {
+			/* Help wins: the command gets "-h" alone. */
+			g->help = true;
+			strcpy(a, "-h");
+			*keep = true;
+			return CLI_CONTINUE;
+		}
+		if (o->arg) {
+			if (a[k + 1])
+				val = a + k + 1;
+			else if (*i + 1 < argc)
+				val = argv[++*i];
+			else
+				return cli_bad_args(cli, "option '-%c' needs a value (%s)", o->short_name, o->arg);
+		}
+		rc = apply_global(cli, g, o, val);
+		if (rc != CLI_CONTINUE)
+			return rc;
+		if (o->arg)
+			break;
+	}
+	a[w] = '\0';
+	*keep = w > 1;
+	return CLI_CONTINUE;
+}
+
 /* Walk argv: global options (anywhere) are applied and dropped, the first
  * other word picks the command, the rest is left in @out for the command.
  * A command option's value is skipped over, so "--save -j" saves to "-j". */
@@ -460,14 +514,23 @@ static int split_globals(struct cli *cli, struct globals *g, int argc, char **ar
 				size_t n = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
 
 				global = find_long(gt, a + 2, n) && !find_long(cli->cmd->opts, a + 2, n);
+				/* A tool without command words answers the hidden ones too. */
+				if (!global && cli->cmd == cli->tool->single)
+					global = find_long(cli_hidden_globals, a + 2, n) != NULL;
 			} else {
-				for (const char *p = a + 1; *p && global; p++) {
-					const struct cli_opt *o = find_short(gt, *p);
+				int at = i;
+				bool keep;
 
-					global = o && !find_short(cli->cmd->opts, *p);
-					if (o && o->arg)
-						break;
+				rc = split_short(cli, g, argc, argv, &i, &keep);
+				if (rc != CLI_CONTINUE)
+					return rc;
+				i++;
+				if (keep) {
+					out[(*nout)++] = argv[at];
+					if (i < argc && takes_next(cli->cmd->opts, argv[at]))
+						out[(*nout)++] = argv[i++];
 				}
+				continue;
 			}
 			if (global && (!strcmp(a, "-h") || !strcmp(a, "--help"))) {
 				global = false;
@@ -484,7 +547,8 @@ static int split_globals(struct cli *cli, struct globals *g, int argc, char **ar
 			const char *val;
 			const struct cli_opt *o = next_opt(gt, argc, argv, &i, &ci, &val, err, sizeof(err));
 
-			if (!o && !cli->cmd && a[1] == '-' && !strncmp(err, "unknown", 7))
+			if (!o && (!cli->cmd || cli->cmd == cli->tool->single) && a[1] == '-' &&
+			    !strncmp(err, "unknown", 7))
 				o = next_opt(cli_hidden_globals, argc, argv, &i, &ci, &val, err, sizeof(err));
 			if (!o)
 				return opt_err(cli, err);

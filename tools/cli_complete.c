@@ -59,6 +59,8 @@ static void value_arms(const struct cli_opt *t, FILE *f)
 			fprintf(f, "\" -- \"$cur\")); return ;;\n");
 		} else if (!strcmp(a, "DIR")) {
 			fprintf(f, ") COMPREPLY=($(compgen -d -- \"$cur\")); return ;;\n");
+		} else if (!strcmp(a, "IF")) {
+			fprintf(f, ") COMPREPLY=($(compgen -W \"$(ls /sys/class/net 2>/dev/null)\" -- \"$cur\")); return ;;\n");
 		} else if (strstr(a, "FILE") || !strcmp(a, "OLD")) {
 			fprintf(f, ") COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n");
 		} else {

@@ -1,15 +1,18 @@
 /* rocecap: packet-level evidence of PFC, ECN, CNPs and loss from a pcap or
- * pcapng file or a live interface. One option table drives parsing and help. */
+ * pcapng file or a live interface. Its option table drives the shared CLI
+ * plumbing (tools/cli.c): parsing, usage, help, errors and completion. */
 #include <errno.h>
-#include <getopt.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <pcap/pcap.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -17,40 +20,55 @@
 
 #define SNAPLEN 256            /* every header rocecap reads fits */
 #define LIVE_POLL_MS 100
+#define FIFO_WAIT_MS 500       /* a named FIFO's writer has this long to send */
 
 enum {
 	OPT_SPEED = 256, OPT_FLOWS, OPT_TIMELINE, OPT_SVG, OPT_INTERVAL, OPT_MAX_FLOWS,
 	OPT_STORM_WINDOW, OPT_STORM_SHARE, OPT_OPCODES,
 };
 
-/* The option table: getopt's long options, the short string and the
- * usage text all come from it. */
-struct cap_opt {
-	const char *name;
-	int val;
-	const char *arg;       /* NULL: a flag */
-	const char *help;
+/* The options of the capture, beside the general ones. */
+static const struct cli_opt cap_opts[] = {
+	{ 'r', 'r', "read", "FILE", "read a pcap or pcapng file ('-': standard input)" },
+	{ 'i', 'i', "interface", "IF", "capture live on IF (needs CAP_NET_RAW)" },
+	{ 'c', 'c', "count", "COUNT", "stop after COUNT frames" },
+	{ 'G', 'G', "seconds", "SECONDS", "stop after SECONDS (live: wall clock; file: capture time)" },
+	{ OPT_SPEED, 0, "speed", "GBPS", "link speed for pause quanta (default: IF's speed, else 100)" },
+	{ OPT_FLOWS, 0, "flows", NULL, "text: every flow, not only the 10 worst" },
+	{ OPT_OPCODES, 0, "opcodes", NULL, "text: packets per BTH opcode" },
+	{ OPT_TIMELINE, 0, "timeline", NULL, "pause time and CE marks per interval" },
+	{ OPT_SVG, 0, "timeline-svg", "FILE", "write the timeline as an SVG plot" },
+	{ OPT_INTERVAL, 0, "interval", "SECONDS", "timeline interval (default 1)" },
+	{ OPT_MAX_FLOWS, 0, "max-flows", "N", "flows followed at most (default 65536)" },
+	{ OPT_STORM_WINDOW, 0, "storm-window", "SECONDS", "pause storm window (default 0.1)" },
+	{ OPT_STORM_SHARE, 0, "storm-share", "FRACTION", "paused share that makes a storm (default 0.5)" },
+	{ 0 }
 };
 
-static const struct cap_opt options[] = {
-	{ "read", 'r', "FILE", "read a pcap or pcapng file ('-': standard input)" },
-	{ "interface", 'i', "IF", "capture live on IF (needs CAP_NET_RAW)" },
-	{ "count", 'c', "COUNT", "stop after COUNT frames" },
-	{ "seconds", 'G', "SECONDS", "stop after SECONDS (live: wall clock; file: capture time)" },
-	{ "speed", OPT_SPEED, "GBPS", "link speed for pause quanta (default: IF's speed, else 100)" },
-	{ "json", 'j', NULL, "JSON output (schemas/rocecap.schema.json)" },
-	{ "pretty", 'p', NULL, "indented JSON (implies -j)" },
-	{ "flows", OPT_FLOWS, NULL, "text: every flow, not only the 10 worst" },
-	{ "opcodes", OPT_OPCODES, NULL, "text: packets per BTH opcode" },
-	{ "timeline", OPT_TIMELINE, NULL, "pause time and CE marks per interval" },
-	{ "timeline-svg", OPT_SVG, "FILE", "write the timeline as an SVG plot" },
-	{ "interval", OPT_INTERVAL, "SECONDS", "timeline interval (default 1)" },
-	{ "max-flows", OPT_MAX_FLOWS, "N", "flows followed at most (default 65536)" },
-	{ "storm-window", OPT_STORM_WINDOW, "SECONDS", "pause storm window (default 0.1)" },
-	{ "storm-share", OPT_STORM_SHARE, "FRACTION", "paused share that makes a storm (default 0.5)" },
-	{ "version", 'V', NULL, "print the version" },
-	{ "help", 'h', NULL, "this help" },
+/* rocecap reads no sysfs and sets no library deadline: of the standard
+ * global options it takes the output format, the version and the help. */
+static const struct cli_opt cap_globals[] = {
+	{ 'j', 'j', "json", NULL, "JSON output (schemas/rocecap.schema.json)" },
+	{ 'p', 'p', "pretty", NULL, "indented JSON (implies -j)" },
+	{ 'V', 'V', "version", NULL, "print the version" },
+	{ 'h', 'h', "help", NULL, "this help (so is the word help in place of FILTER)" },
 	{ 0 }
+};
+
+static int cmd_rocecap(struct cli *cli, int argc, char **argv);
+
+static const struct cli_cmd rocecap_cmd = {
+	"rocecap", cmd_rocecap, "-r FILE | -i IF [FILTER]",
+	"Packet evidence of PFC, ECN, CNPs and loss; FILTER is a BPF expression as in tcpdump.",
+	cap_opts, .json = true, .no_ctx = true,
+};
+
+static const struct cli_tool rocecap = {
+	.prog = "rocecap",
+	.summary = "packet evidence of PFC, ECN, CNPs and loss",
+	.man = "rocecap(8)",
+	.globals = cap_globals,
+	.single = &rocecap_cmd,
 };
 
 struct args {
@@ -63,197 +81,112 @@ struct args {
 	struct rck_cap_opts o;
 };
 
-static const char *prog = "rocecap";
 static volatile sig_atomic_t stop;
 static pcap_t *live_handle;
 
-static void usage(FILE *f)
-{
-	fprintf(f, "Usage: %s -r FILE | -i IF [-c COUNT] [-G SECONDS] [--speed GBPS] [-j] [--flows]\n"
-		   "       [--timeline] [--timeline-svg FILE] [OPTIONS] [FILTER]\n\n"
-		   "FILTER is a BPF expression as in tcpdump.\n\nOptions:\n", prog);
-	for (const struct cap_opt *o = options; o->name; o++) {
-		char syn[48];
-
-		if (o->val < 256)
-			snprintf(syn, sizeof(syn), "-%c, --%s%s%s", o->val, o->name, o->arg ? " " : "",
-				 o->arg ? o->arg : "");
-		else
-			snprintf(syn, sizeof(syn), "    --%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
-		fprintf(f, "  %-28s %s\n", syn, o->help);
-	}
-}
-
-/* One error line "rocecap: ..."; bad arguments add the usage. */
-static int complain(int rc, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
-static int complain(int rc, const char *fmt, va_list ap)
-{
-	fprintf(stderr, "%s: ", prog);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	if (rc == EXIT_USAGE)
-		usage(stderr);
-	return rc;
-}
-
-static int bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int bad(const char *fmt, ...)
-{
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	rc = complain(EXIT_USAGE, fmt, ap);
-	va_end(ap);
-	return rc;
-}
+/* An error after the arguments were taken: "rocecap: what", exit 1. */
+static const struct cli *the_cli;
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int fail(const char *fmt, ...)
 {
+	char line[PCAP_ERRBUF_SIZE + PATH_MAX];
 	va_list ap;
-	int rc;
 
 	va_start(ap, fmt);
-	rc = complain(EXIT_FAIL, fmt, ap);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	return rc;
+	cli_msg(the_cli, "%s", line);
+	return EXIT_FAIL;
 }
 
-static const struct cap_opt *find_opt(int val)
+/* A number option within [lo, hi], named as it is in the table. */
+static int number(const struct cli *cli, int id, const char *arg, double lo, double hi, double *out)
 {
-	for (const struct cap_opt *o = options; o->name; o++)
-		if (o->val == val)
-			return o;
-	return NULL;
-}
+	const struct cli_opt *o = cap_opts;
 
-static int number(int val, const char *arg, double lo, double hi, double *out)
-{
-	const struct cap_opt *o = find_opt(val);
-
-	if (cli_parse_double(arg, lo, hi, out))
-		return bad("invalid --%s '%s': %g to %g", o ? o->name : "?", arg, lo, hi);
+	while (o->id && o->id != id)
+		o++;
+	if (cli_parse_double(arg, lo, hi, out)) {
+		if (o->short_name)
+			return cli_bad_args(cli, "invalid -%c '%s': %g to %g", o->short_name, arg, lo, hi);
+		return cli_bad_args(cli, "invalid --%s '%s': %g to %g", o->name, arg, lo, hi);
+	}
 	return 0;
+}
+
+static int on_opt(struct cli *cli, void *data, int id, const char *arg)
+{
+	struct args *a = data;
+	unsigned long ul;
+	double d;
+
+	switch (id) {
+	case 'r':
+		a->file = arg;
+		return 0;
+	case 'i':
+		a->ifname = arg;
+		return 0;
+	case 'c':
+		if (cli_parse_uint(arg, 1, ULONG_MAX, &a->count))
+			return cli_bad_args(cli, "invalid -c '%s': a count of frames, 1 or more", arg);
+		return 0;
+	case 'G':
+		return number(cli, id, arg, 1e-6, 1e7, &a->seconds);
+	case OPT_SPEED:
+		a->speed_set = true;
+		return number(cli, id, arg, 0.01, 10000, &a->o.speed_gbps);
+	case OPT_FLOWS:
+		a->flags |= RCK_CAP_WRITE_FLOWS;
+		return 0;
+	case OPT_OPCODES:
+		a->flags |= RCK_CAP_WRITE_OPCODES;
+		return 0;
+	case OPT_TIMELINE:
+		a->flags |= RCK_CAP_WRITE_TIMELINE;
+		return 0;
+	case OPT_SVG:
+		if (!*arg)
+			return cli_bad_args(cli, "invalid --timeline-svg '': a file name");
+		a->svg = arg;
+		return 0;
+	case OPT_INTERVAL:
+		return number(cli, id, arg, 1e-6, 86400, &a->o.interval_s);
+	case OPT_MAX_FLOWS:
+		if (cli_parse_uint(arg, 1, 1u << 24, &ul))
+			return cli_bad_args(cli, "invalid --max-flows '%s': 1 to %u", arg, 1u << 24);
+		a->o.max_flows = (unsigned int)ul;
+		return 0;
+	case OPT_STORM_WINDOW:
+		return number(cli, id, arg, 1e-6, 3600, &a->o.storm_window_s);
+	case OPT_STORM_SHARE:
+		if (number(cli, id, arg, 0, 1, &d))
+			return EXIT_USAGE;
+		a->o.storm_share = d;
+		return 0;
+	}
+	return cli_bad_args(cli, "option %d is not handled", id);
 }
 
 /* The remaining words are the filter, joined as tcpdump joins them. */
-static int join_filter(struct args *a, int argc, char **argv)
+static int join_filter(struct args *a, int n, char **words)
 {
 	size_t len = 1;
 
-	for (int i = optind; i < argc; i++)
-		len += strlen(argv[i]) + 1;
-	if (optind >= argc)
+	if (!n)
 		return 0;
+	for (int i = 0; i < n; i++)
+		len += strlen(words[i]) + 1;
 	a->filter = calloc(1, len);
 	if (!a->filter)
 		return fail("out of memory");
-	for (int i = optind; i < argc; i++) {
-		if (i > optind)
+	for (int i = 0; i < n; i++) {
+		if (i)
 			strcat(a->filter, " ");
-		strcat(a->filter, argv[i]);
+		strcat(a->filter, words[i]);
 	}
 	return 0;
-}
-
-static int parse(int argc, char **argv, struct args *a, enum rck_format *fmt)
-{
-	struct option lopts[sizeof(options) / sizeof(options[0])];
-	char shorts[64] = "+:";
-	size_t n = 0, s = 2;
-	unsigned long ul;
-	double d;
-	int c, rc;
-
-	for (const struct cap_opt *o = options; o->name; o++, n++) {
-		lopts[n] = (struct option){ o->name, o->arg ? required_argument : no_argument, NULL, o->val };
-		if (o->val < 256) {
-			shorts[s++] = (char)o->val;
-			if (o->arg)
-				shorts[s++] = ':';
-		}
-	}
-	lopts[n] = (struct option){ 0 };
-	shorts[s] = '\0';
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, shorts, lopts, NULL)) != -1) {
-		rc = 0;
-		switch (c) {
-		case 'r':
-			a->file = optarg;
-			break;
-		case 'i':
-			a->ifname = optarg;
-			break;
-		case 'c':
-			if (cli_parse_uint(optarg, 1, ULONG_MAX, &a->count))
-				return bad("invalid -c '%s': a count of frames, 1 or more", optarg);
-			break;
-		case 'G':
-			rc = number(c, optarg, 1e-6, 1e7, &a->seconds);
-			break;
-		case OPT_SPEED:
-			rc = number(c, optarg, 0.01, 10000, &a->o.speed_gbps);
-			a->speed_set = true;
-			break;
-		case 'j':
-			if (*fmt == RCK_FORMAT_TEXT)
-				*fmt = RCK_FORMAT_JSON;
-			break;
-		case 'p':
-			*fmt = RCK_FORMAT_JSON_PRETTY;
-			break;
-		case OPT_FLOWS:
-			a->flags |= RCK_CAP_WRITE_FLOWS;
-			break;
-		case OPT_OPCODES:
-			a->flags |= RCK_CAP_WRITE_OPCODES;
-			break;
-		case OPT_TIMELINE:
-			a->flags |= RCK_CAP_WRITE_TIMELINE;
-			break;
-		case OPT_SVG:
-			if (!*optarg)
-				return bad("--timeline-svg needs a file name");
-			a->svg = optarg;
-			break;
-		case OPT_INTERVAL:
-			rc = number(c, optarg, 1e-6, 86400, &a->o.interval_s);
-			break;
-		case OPT_MAX_FLOWS:
-			if (cli_parse_uint(optarg, 1, 1u << 24, &ul))
-				return bad("invalid --max-flows '%s': 1 to %u", optarg, 1u << 24);
-			a->o.max_flows = (unsigned int)ul;
-			break;
-		case OPT_STORM_WINDOW:
-			rc = number(c, optarg, 1e-6, 3600, &a->o.storm_window_s);
-			break;
-		case OPT_STORM_SHARE:
-			rc = number(c, optarg, 0, 1, &d);
-			a->o.storm_share = d;
-			break;
-		case 'V':
-			printf("%s %s\n", prog, rck_version());
-			exit(0);
-		case 'h':
-			usage(stdout);
-			exit(0);
-		case ':':
-			return bad("option '%s' needs a value", argv[optind - 1]);
-		default:
-			return bad("unknown option '%s'", argv[optind - 1]);
-		}
-		if (rc)
-			return rc;
-	}
-	if (optind < argc && !strcmp(argv[optind], "help")) {
-		usage(stdout);
-		exit(0);
-	}
-	if (!a->file == !a->ifname)
-		return bad(a->file ? "-r and -i exclude each other" : "give -r FILE or -i IF");
-	return join_filter(a, argc, argv);
 }
 
 /* Live capture: the interface's speed (Mb/s in sysfs), when it has one. */
@@ -314,15 +247,54 @@ static int open_live(const struct args *a, pcap_t **out)
 	return 0;
 }
 
+/* A named FIFO without a writer would block open() and then the read of
+ * the file header forever: open without blocking and wait a bounded time
+ * for something to read. Standard input ('-') is libpcap's as it is. */
 static int open_file(const struct args *a, pcap_t **out)
 {
 	char err[PCAP_ERRBUF_SIZE] = "";
-	pcap_t *p = pcap_open_offline_with_tstamp_precision(a->file, PCAP_TSTAMP_PRECISION_NANO, err);
+	struct pollfd pfd = { .events = POLLIN };
+	struct stat st = { 0 };
+	pcap_t *p;
+	FILE *f;
+	int fd;
 
-	/* libpcap's message names the file already. */
-	if (!p)
-		return fail("%s", err);
-	*out = p;
+	if (!strcmp(a->file, "-")) {
+		if (isatty(STDIN_FILENO))
+			return fail("-r -: standard input is a terminal, not a capture");
+		p = pcap_open_offline_with_tstamp_precision(a->file, PCAP_TSTAMP_PRECISION_NANO, err);
+		if (!p)
+			return fail("standard input: %s", err);
+		*out = p;
+		return 0;
+	}
+	fd = open(a->file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return fail("%s: %s", a->file, strerror(errno));
+	if (fstat(fd, &st) || S_ISDIR(st.st_mode)) {
+		int e = S_ISDIR(st.st_mode) ? EISDIR : errno;
+
+		close(fd);
+		return fail("%s: %s", a->file, strerror(e));
+	}
+	if (S_ISFIFO(st.st_mode)) {
+		pfd.fd = fd;
+		if (poll(&pfd, 1, FIFO_WAIT_MS) <= 0 || !(pfd.revents & POLLIN)) {
+			close(fd);
+			return fail("%s: a FIFO with nothing to read within %d ms (no writer?)", a->file,
+				    FIFO_WAIT_MS);
+		}
+	}
+	if (fcntl(fd, F_SETFL, 0) || !(f = fdopen(fd, "rb"))) {
+		close(fd);
+		return fail("%s: %s", a->file, strerror(errno));
+	}
+	p = pcap_fopen_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO, err);
+	if (!p) {
+		fclose(f);
+		return fail("%s: %s", a->file, err);
+	}
+	*out = p; /* pcap_close() closes f */
 	return 0;
 }
 
@@ -333,7 +305,7 @@ static int set_filter(pcap_t *p, const char *filter)
 	if (!filter)
 		return 0;
 	if (pcap_compile(p, &prog_, filter, 1, PCAP_NETMASK_UNKNOWN) < 0)
-		return bad("invalid filter '%s': %s", filter, pcap_geterr(p));
+		return cli_bad_args(the_cli, "invalid filter '%s': %s", filter, pcap_geterr(p));
 	if (pcap_setfilter(p, &prog_) < 0) {
 		pcap_freecode(&prog_);
 		return fail("cannot set filter: %s", pcap_geterr(p));
@@ -424,16 +396,21 @@ static int write_svg(const char *path, const struct rck_cap *cap)
 	return 0;
 }
 
-int main(int argc, char **argv)
+static int cmd_rocecap(struct cli *cli, int argc, char **argv)
 {
-	enum rck_format fmt = RCK_FORMAT_TEXT;
 	struct args a = { 0 };
 	struct rck_cap *cap = NULL;
 	pcap_t *p = NULL;
 	int rc;
 
+	the_cli = cli;
 	rck_cap_opts_init(&a.o);
-	rc = parse(argc, argv, &a, &fmt);
+	rc = cli_parse(cli, argc, argv, on_opt, &a);
+	if (rc != CLI_CONTINUE)
+		return rc;
+	if (!a.file == !a.ifname)
+		return cli_usage_err(cli, a.file ? "-r and -i exclude each other" : "give -r FILE or -i IF");
+	rc = join_filter(&a, cli->nargs, cli->args);
 	if (rc)
 		goto out;
 	detect_speed(&a);
@@ -459,7 +436,7 @@ int main(int argc, char **argv)
 	rck_cap_finish(cap);
 	if (a.svg && (rc = write_svg(a.svg, cap)))
 		goto out;
-	if (rck_cap_write(cap, stdout, fmt, a.flags))
+	if (rck_cap_write(cap, stdout, cli->fmt, a.flags))
 		rc = fail("cannot write the results");
 out:
 	rck_cap_free(cap);
@@ -467,4 +444,9 @@ out:
 		pcap_close(p);
 	free(a.filter);
 	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	return cli_main(&rocecap, argc, argv);
 }

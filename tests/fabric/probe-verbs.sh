@@ -36,7 +36,7 @@ valid() {
 jsonschema.validate(json.loads(sys.argv[2]), json.load(open(sys.argv[1])))' "$SCHEMA" "$OUT" 2>&1 | tail -3
 }
 expect_ok() {
-	[ "$RC" = 0 ] || fail "probe $*: exit $RC: $(cat /tmp/probe-verbs.err) $OUT"
+	[ "$RC" = 0 ] || fail "probe $*: exit $RC: $(cat /tmp/probe-verbs.err) $OUT; server log: $(rx n1 -- tail -n 20 /tmp/probe-srv.log)"
 	[ "$(jv .status)" = ok ] || fail "probe $*: status $(jv .status): $(jv .error)"
 	local why
 	why=$(valid) || fail "probe $*: JSON does not follow probe.schema.json: $why"

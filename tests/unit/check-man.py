@@ -58,13 +58,21 @@ def main():
         tool, _, cmd = name.partition("-")
         exe = os.path.join(BUILD, "tools", tool)
         if not os.access(exe, os.X_OK):
-            continue  # not a table-driven tool (rocelab)
+            if os.path.exists(os.path.join(os.path.dirname(MAN), "tools", tool + ".c")):
+                # A C tool of ours that this build left out (rocecap without libpcap).
+                if os.environ.get("CI") == "true":
+                    print(f"FAIL: {page}: {tool} is not built")
+                    fails += 1
+                else:
+                    print(f"# {page}: not checked, {tool} is not built")
+            continue  # else not a table-driven tool (rocelab, a script)
         if tool not in tables:
             p = subprocess.run([exe, "--dump-options"], capture_output=True, text=True, timeout=30)
             if p.returncode:
-                print(f"# {page}: not checked, {tool} is not on the shared command table (no --dump-options)")
+                print(f"FAIL: {page}: {tool} --dump-options: exit {p.returncode}: {p.stderr.strip()}")
+                fails += 1
                 continue
-            table, choices = {}, {}
+            table, choices = {"command": set()}, {}
             for line in p.stdout.splitlines():
                 scope, opt, *arg = line.split()
                 if arg and "|" in arg[0]:

@@ -152,9 +152,9 @@ def main():
             print(f"FAIL: {f}: no outputs mapped to it in {os.path.basename(__file__)}")
             fails += 1
             continue
-        # The version member: "schema" ("rocecheck.NAME/N") or rocecap's "schema_version".
+        # The version member: "schema" ("rocecheck.NAME/N"), or the mesh's "version".
         props = schema.get("properties", {})
-        vkey = next((k for k in ("schema", "schema_version", "version") if k in props), "schema")
+        vkey = next((k for k in ("schema", "version") if k in props), "schema")
         version = props.get(vkey, {}).get("const")
         validator = cls(schema, format_checker=jsonschema.FormatChecker())
         count = 0

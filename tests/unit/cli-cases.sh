@@ -9,6 +9,8 @@ fix=${ROCECHECK_FIXTURES:?ROCECHECK_FIXTURES not set}/sysfs
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0 n=0
+# shellcheck source=cli-table.sh
+. "$(dirname "$0")/cli-table.sh"
 
 # RC | ARGS (word-split; @F is the fixture tree) | out:ERE or err:ERE (optional)
 cases=(
@@ -68,6 +70,13 @@ cases=(
 	"0|-j counters --sysfs-root @F/mlx5 mlx5_0/1|out:^\{"
 	"0|counters mlx5_0 -p --sysfs-root @F/mlx5|out:^\{$"
 	"0|--sysfs-root @F/mlx5 counters --all -v|out:mlx5_0"
+	# Global and command letters in one word, in either order.
+	"0|--sysfs-root @F/mlx5 devices -bj|out:^\{\"schema\":\"rocecheck.links/1\""
+	"0|--sysfs-root @F/mlx5 devices -jb|out:^\{\"schema\":\"rocecheck.links/1\""
+	"0|devices -bV|out:^rocecheck [0-9]"
+	"0|devices -bh|out:^Usage: rocecheck devices"
+	"2|devices -bt|err:^rocecheck: devices: option '-t' needs a value"
+	"2|devices -bx|err:^rocecheck: devices: unknown option '-x'"
 	# Bad global values, in both positions: one line naming the value.
 	"2|--timeout 0 devices|err:invalid --timeout '0'"
 	"2|devices --timeout 0|err:^rocecheck: devices: invalid --timeout '0'"
@@ -114,62 +123,8 @@ cases=(
 	"2|probe 127.0.0.1 --sessions 2|err:go with --listen"
 )
 
-for c in "${cases[@]}"; do
-	want=${c%%|*}
-	rest=${c#*|}
-	args=${rest%%|*}
-	pat=
-	[ "$rest" != "$args" ] && pat=${rest#*|}
-	args=${args//@F/$fix}
-	n=$((n + 1))
-	# shellcheck disable=SC2086
-	timeout 60 $wrap "$rck" $args >"$tmp/out" 2>"$tmp/err" </dev/null
-	got=$?
-	if [ "$got" != "$want" ]; then
-		echo "FAIL: rocecheck $args: exit $got, want $want"
-		sed 's/^/    /' "$tmp/err" | head -5
-		fails=$((fails + 1))
-		continue
-	fi
-	if [ -n "$pat" ]; then
-		stream=${pat%%:*}
-		re=${pat#*:}
-		if ! grep -Eq -- "$re" "$tmp/$stream"; then
-			echo "FAIL: rocecheck $args: no /$re/ on std$stream:"
-			sed 's/^/    /' "$tmp/$stream" | head -5
-			fails=$((fails + 1))
-			continue
-		fi
-	fi
-	# One error style: a first line "rocecheck: ...", then at most the usage;
-	# nothing from getopt, no "error:" tags; never a crash.
-	if [ "$got" != 0 ]; then
-		body=$(sed '/^Usage: /,$d' "$tmp/err" | grep -v '^==')
-		if [ "$(printf '%s\n' "$body" | wc -l)" != 1 ] || [[ $body != rocecheck:\ * ]] ||
-			grep -Eq 'unrecognized|invalid option|: error:' "$tmp/err"; then
-			echo "FAIL: rocecheck $args: not one 'rocecheck: ...' line:"
-			sed 's/^/    /' "$tmp/err"
-			fails=$((fails + 1))
-		fi
-		# An unknown word or option shows the usage.
-		if grep -q "unknown \(command\|option\)" "$tmp/err" && ! grep -q '^Usage: ' "$tmp/err"; then
-			echo "FAIL: rocecheck $args: unknown word without the usage"
-			fails=$((fails + 1))
-		fi
-	fi
-	if [ "$got" -ge 124 ]; then
-		echo "FAIL: rocecheck $args: killed or timed out ($got)"
-		fails=$((fails + 1))
-	fi
-done
-
-check() {
-	n=$((n + 1))
-	if ! eval "$2"; then
-		echo "FAIL: $1"
-		fails=$((fails + 1))
-	fi
-}
+expand() { printf '%s' "${1//@F/$fix}"; }
+run_cases rocecheck "$rck" "${cases[@]}"
 
 # Tables: a header once, columns that fit the longest value.
 "$rck" --sysfs-root "$fix/broken" devices >"$tmp/out" 2>/dev/null

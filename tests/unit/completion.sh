@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
-# The bash completion generated from the command table offers every
+# The bash completion generated from a tool's command table offers every
 # command, every global option and every option of each command.
+# Usage: completion.sh [TOOL] (default: $ROCECHECK).
 set -u
-rck=${ROCECHECK:?ROCECHECK not set}
+rck=${1:-${ROCECHECK:?ROCECHECK not set}}
+prog=$(basename "$rck")
 fails=0 n=0
 script=$("$rck" --completion bash) || { echo "FAIL: --completion bash"; exit 1; }
 eval "$script"
-complete -p rocecheck >/dev/null || { echo "FAIL: no completion registered"; exit 1; }
+complete -p "$prog" >/dev/null || { echo "FAIL: no completion registered for $prog"; exit 1; }
 
 # complete WORDS...: the candidates for the last word (may be empty).
 complete_words() {
 	COMP_WORDS=("$@")
 	COMP_CWORD=$(($# - 1))
 	COMPREPLY=()
-	_rocecheck
+	"_$prog"
 	printf '%s\n' "${COMPREPLY[@]}"
 }
 
@@ -37,24 +39,46 @@ expect() {
 dump=$("$rck" --dump-options)
 cmds=$(awk '$1 == "command" {print $2}' <<<"$dump")
 globals=$(awk '$1 == "global" {print $2}' <<<"$dump")
+if [ -n "$cmds" ]; then
+	# shellcheck disable=SC2086
+	expect "commands" $cmds -- "$prog" ''
+	# shellcheck disable=SC2086
+	expect "commands after a global option" $cmds -- "$prog" -j ''
+fi
 # shellcheck disable=SC2086
-expect "commands" $cmds -- rocecheck ''
-# shellcheck disable=SC2086
-expect "commands after a global option" $cmds -- rocecheck -j ''
-# shellcheck disable=SC2086
-expect "global options" $globals -- rocecheck -
+expect "global options" $globals -- "$prog" -
 for c in $cmds; do
 	# shellcheck disable=SC2046,SC2086
-	expect "$c options" $(awk -v c="$c" '$1 == c {print $2}' <<<"$dump") $globals --help -- rocecheck "$c" -
+	expect "$c options" $(awk -v c="$c" '$1 == c {print $2}' <<<"$dump") $globals --help -- "$prog" "$c" -
 done
-expect "help COMMAND" devices counters probe -- rocecheck help ''
-expect "probe --test values" bw lat send-lat -- rocecheck probe 10.0.0.1 --test ''
-expect "probe --transport values" rdma tcp -- rocecheck -j probe --transport ''
-expect "prefix" --interval -- rocecheck counters --int
-n=$((n + 1))
-if [ -n "$(complete_words rocecheck probe --size '')" ]; then
-	echo "FAIL: a number value offers words"
-	fails=$((fails + 1))
-fi
+# none: a value that is a number offers nothing.
+none() {
+	n=$((n + 1))
+	if [ -n "$(complete_words "$@")" ]; then
+		echo "FAIL: '$*' offers words"
+		fails=$((fails + 1))
+	fi
+}
+case $prog in
+rocecheck)
+	expect "help COMMAND" devices counters probe -- rocecheck help ''
+	expect "probe --test values" bw lat send-lat -- rocecheck probe 10.0.0.1 --test ''
+	expect "probe --transport values" rdma tcp -- rocecheck -j probe --transport ''
+	expect "prefix" --interval -- rocecheck counters --int
+	none rocecheck probe --size ''
+	;;
+rocecap)
+	dir=$(mktemp -d)
+	trap 'rm -rf "$dir"' EXIT
+	touch "$dir/mirror.pcapng"
+	expect "-r offers files" "$dir/mirror.pcapng" -- rocecap -r "$dir/mi"
+	expect "--timeline-svg offers files" "$dir/mirror.pcapng" -- rocecap -r x --timeline-svg "$dir/"
+	[ -d /sys/class/net/lo ] && expect "-i offers interfaces" lo -- rocecap -j -i ''
+	expect "options after the filter" --flows --timeline -- rocecap -r x udp --
+	expect "prefix" --storm-share --storm-window -- rocecap --storm
+	none rocecap -r x --speed ''
+	none rocecap -c ''
+	;;
+esac
 echo "$((n - fails))/$n completion checks passed"
 [ "$fails" = 0 ]

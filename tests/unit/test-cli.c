@@ -135,6 +135,21 @@ static const struct {
 	{ &single, "tcp port 4791 -v", 0, "cap fmt0 v1 t10000 | | tcp port 4791" },
 	{ &single, "-h", 0, "cap fmt0 v0 t0 |" },
 	{ &single, "--bogus", 2, "cap fmt0 v0 t10000 |" },
+	/* Global flags in front of a command's letters in one word. */
+	{ &single, "-jn 3 tcp", 0, "cap fmt1 v0 t10000 | n=3 | tcp" },
+	{ &single, "-vjf -jn4", 0, "cap fmt1 v1 t10000 | f= n=4 |" },
+	{ &single, "-jx", 2, "cap fmt1 v0 t10000 |" },
+	{ &single, "-jh", 0, "cap fmt1 v0 t0 |" },
+	{ &multi, "run -fjh", 0, "run fmt1 v0 t0 |" },
+	/* ... and behind them, with a value from the word or the next one. */
+	{ &multi, "run -fvj", 0, "run fmt1 v1 t10000 | f= |" },
+	{ &multi, "run -ft 60 -fjt70", 0, "run fmt1 v0 t70 | f= f= |" },
+	{ &multi, "run -ft", 2, "" },
+	{ &multi, "run -fx", 2, "run fmt0 v0 t10000 | f=" },
+	{ &multi, "run -fV", 0, "" },
+	/* The hidden options of a tool without command words. */
+	{ &single, "--dump-options", 0, "" },
+	{ &single, "tcp --completion bash", 0, "" },
 	/* A tool with a global of its own and without -v. */
 	{ &own, "-v run", 2, "" },
 };

@@ -42,7 +42,7 @@ extern "C" {
 #define RCK_PROBE_DEFAULT_MAX_QPS 16
 #define RCK_PROBE_DEFAULT_MAX_DURATION_S 60.0
 /** Server default of the time a new connection has to send its HELLO. */
-#define RCK_PROBE_DEFAULT_HELLO_S 2.0
+#define RCK_PROBE_DEFAULT_HELLO_S 10.0
 
 enum rck_probe_test {
 	RCK_PROBE_TEST_BW = 0,       /**< RDMA WRITE bandwidth */
