@@ -13,12 +13,12 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #include "counters.h"
 #include "file.h"
 #include "internal.h"
+#include "nlsock.h"
 
 /* The kernel sizes the GSTRINGS/GSTATS replies by the count it finds at the
  * time of the call, not by the length we pass; if the driver's set grows in
@@ -194,18 +194,6 @@ static int pause_cb(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
-/* Every receive on @sk gives up after the context's timeout. */
-static int set_deadline(struct nl_sock *sk, unsigned int ms)
-{
-	struct timeval tv = { .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 };
-	int fd = nl_socket_get_fd(sk);
-
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
-	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))
-		return -errno;
-	return 0;
-}
-
 int ctr_pause_read(const struct rck_ctx *ctx, const char *ifname, struct ctr_port *p)
 {
 	struct pause_reply reply = { .p = p };
@@ -214,12 +202,12 @@ int ctr_pause_read(const struct rck_ctx *ctx, const char *ifname, struct ctr_por
 	struct nlattr *hdr;
 	int family, rc;
 
-	sk = nl_socket_alloc();
-	if (!sk)
-		return -ENOMEM;
-	if (genl_connect(sk) || set_deadline(sk, ctx->timeout_ms)) {
-		rck_dbg(ctx, "%s: no generic netlink socket", ifname);
-		goto out;
+	rc = rck_nlsock_open(ctx, NETLINK_GENERIC, &sk);
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc) {
+		rck_dbg(ctx, "%s: no generic netlink socket: %s", ifname, strerror(-rc));
+		return 0;
 	}
 	/* Kernels before 5.6 have no "ethtool" family: no pause statistics. */
 	family = genl_ctrl_resolve(sk, "ethtool");

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <syslog.h>
 
 #include "rocecheck/rocecheck.h"
@@ -27,6 +28,10 @@ void rck_log(const struct rck_ctx *ctx, int priority, const char *fmt, ...) RCK_
 #define rck_warn(ctx, ...) rck_log(ctx, LOG_WARNING, __VA_ARGS__)
 #define rck_info(ctx, ...) rck_log(ctx, LOG_INFO, __VA_ARGS__)
 #define rck_dbg(ctx, ...) rck_log(ctx, LOG_DEBUG, __VA_ARGS__)
+
+/* Write @path atomically: @fn fills a temporary file beside it, which is
+ * synced and renamed over @path only when @fn returned 0. */
+int rck_write_atomic(const char *path, int (*fn)(FILE *f, const void *arg), const void *arg);
 
 /* True when the context reads a recorded tree rather than the live system:
  * verbs, ethtool and netlink sources are then not consulted. */

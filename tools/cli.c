@@ -622,3 +622,29 @@ out:
 	free(rest);
 	return rc;
 }
+
+static int help_no_opts(struct cli *cli, void *data, int id, const char *arg)
+{
+	return EXIT_USAGE;
+}
+
+int cli_cmd_help(struct cli *cli, int argc, char **argv)
+{
+	int rc = cli_parse(cli, argc, argv, help_no_opts, NULL);
+
+	if (rc != CLI_CONTINUE)
+		return rc;
+	if (cli->nargs > 1)
+		return cli_usage_err(cli, "unexpected argument '%s'", cli->args[1]);
+	if (cli->nargs == 1) {
+		const struct cli_cmd *c = find_cmd(cli->tool->cmds, cli->args[0]);
+
+		if (!c)
+			return cli_usage_err(cli, "unknown command '%s'", cli->args[0]);
+		cli_cmd_usage(cli, c, stdout);
+		return 0;
+	}
+	cli->cmd = NULL;
+	cli_usage(cli, stdout);
+	return 0;
+}

@@ -92,6 +92,10 @@ void cli_cmd_usage(const struct cli *cli, const struct cli_cmd *cmd, FILE *f);
 typedef int (*cli_opt_fn)(struct cli *cli, void *data, int id, const char *arg);
 int cli_parse(struct cli *cli, int argc, char **argv, cli_opt_fn fn, void *data);
 
+/* The `help [COMMAND]` command of a tool's table: the tool's usage, or
+ * that command's. */
+int cli_cmd_help(struct cli *cli, int argc, char **argv);
+
 /* Every message goes out as one line "prog: CMD: what" on stderr. */
 void cli_msg(const struct cli *cli, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A bad value: one line; returns EXIT_USAGE. */

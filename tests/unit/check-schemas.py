@@ -113,6 +113,33 @@ def mesh():
         yield "recorded sweep " + os.path.basename(fixture), fh.read()
 
 
+def analysis():
+    """Analysis reports of every verdict (tests/unit/analysis-examples)."""
+    exe = os.path.join(os.environ["ROCECHECK_BUILD_DIR"], "tests", "unit", "analysis-examples")
+    p = subprocess.run([exe], capture_output=True, text=True, timeout=120)
+    if p.returncode:
+        raise AssertionError(f"analysis-examples: exit {p.returncode}: {p.stderr.strip()}")
+    yield "analysis examples", p.stdout
+
+
+def rocedcb():
+    """rocedcb on lo (no dcbnl, no root needed), on recorded trees, and a
+    recorded state file of a port with every DCB feature."""
+    rdcb = os.path.join(os.environ["ROCECHECK_BUILD_DIR"], "tools", "rocedcb")
+    fix = os.environ["ROCECHECK_FIXTURES"]
+    for args, ok in ((["show", "lo", "-j"], (0,)), (["-p", "show", "lo"], (0,)),
+                     (["check", "roce-lossless", "lo", "-j"], (1,)),
+                     (["--sysfs-root", os.path.join(fix, "dcb", "sysfs-ofed"), "-j", "show", "ens1f0np0"], (0,)),
+                     (["--sysfs-root", os.path.join(FIX, "mlx5"), "-j", "show", "mlx5_0"], (0,)),
+                     (["--sysfs-root", os.path.join(FIX, "mlx5"), "-j", "check", "roce-lossless"], (1,))):
+        p = subprocess.run([rdcb] + args, capture_output=True, text=True, timeout=60)
+        if p.returncode not in ok:
+            raise AssertionError(f"rocedcb {' '.join(args)}: exit {p.returncode}: {p.stderr.strip()}")
+        yield "rocedcb " + " ".join(args), p.stdout
+    with open(os.path.join(fix, "dcb", "state-default.json")) as fh:
+        yield "rocedcb state file", fh.read()
+
+
 # schema file -> the outputs that must validate against it. A new -j
 # output adds its schema file and one line here.
 OUTPUTS = {
@@ -123,6 +150,10 @@ OUTPUTS = {
     "counters-delta.schema.json": counters_delta,
     "rocecap.schema.json": rocecap,
     "mesh.schema.json": mesh,
+    "analysis.schema.json": analysis,
+
+
+    "rocedcb.schema.json": rocedcb,
 }
 
 
@@ -155,7 +186,9 @@ def main():
         # The version member: "schema" ("rocecheck.NAME/N"), or the mesh's "version".
         props = schema.get("properties", {})
         vkey = next((k for k in ("schema", "version") if k in props), "schema")
-        version = props.get(vkey, {}).get("const")
+        # One layout a file ("const"), or a file of several documents ("enum").
+        spec = props.get(vkey, {})
+        allowed = [spec["const"]] if "const" in spec else spec.get("enum", [])
         validator = cls(schema, format_checker=jsonschema.FormatChecker())
         count = 0
         try:
@@ -168,8 +201,8 @@ def main():
                         e = errs[0]
                         print(f"FAIL: {what} against {f}: {'/'.join(map(str, e.path))}: {e.message}")
                         fails += 1
-                    elif version is None or doc.get(vkey) != version:
-                        print(f"FAIL: {what}: \"{vkey}\" is {doc.get(vkey)!r}, want {version!r}")
+                    elif doc.get(vkey) not in allowed:
+                        print(f"FAIL: {what}: \"{vkey}\" is {doc.get(vkey)!r}, want one of {allowed!r}")
                         fails += 1
         except (AssertionError, subprocess.TimeoutExpired, json.JSONDecodeError) as e:
             print(f"FAIL: {f}: {e}")

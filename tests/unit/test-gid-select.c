@@ -15,23 +15,9 @@
 
 #include <rocecheck/rocecheck.h>
 
+#include "fixture.h"
+
 #include "../../probes/gid_select.h"
-
-static struct rck_inventory *load(const char *tree)
-{
-	const char *fix = getenv("ROCECHECK_FIXTURES");
-	struct rck_inventory *inv = NULL;
-	struct rck_ctx *ctx;
-	char root[4096];
-
-	assert_non_null(fix);
-	snprintf(root, sizeof(root), "%s/sysfs/%s", fix, tree);
-	assert_int_equal(rck_ctx_new(&ctx), 0);
-	assert_int_equal(rck_ctx_set_sysfs_root(ctx, root), 0);
-	assert_int_equal(rck_inventory_new(ctx, &inv), 0);
-	rck_ctx_free(ctx);
-	return inv;
-}
 
 static struct sockaddr_storage addr(const char *a)
 {
@@ -53,7 +39,7 @@ static struct sockaddr_storage addr(const char *a)
 
 static void test_by_address(void **state)
 {
-	struct rck_inventory *inv = load("mlx5");
+	struct rck_inventory *inv = fixture_inventory("mlx5");
 	struct sockaddr_storage src = addr("10.10.1.11");
 	struct gsel g;
 	char err[256];
@@ -72,7 +58,7 @@ static void test_by_address(void **state)
 	assert_int_equal(g.gid_index, 1);
 	rck_inventory_free(inv);
 
-	inv = load("rxe");
+	inv = fixture_inventory("rxe");
 	src = addr("10.77.0.1");
 	assert_int_equal(gsel_pick(inv, "rxe0", 1, -1, &src, &g, err, sizeof(err)), 0);
 	assert_int_equal(g.gid_index, 3);
@@ -81,7 +67,7 @@ static void test_by_address(void **state)
 
 static void test_fallbacks_and_refusals(void **state)
 {
-	struct rck_inventory *inv = load("mlx5");
+	struct rck_inventory *inv = fixture_inventory("mlx5");
 	struct sockaddr_storage src = addr("192.168.7.7");
 	struct gsel g;
 	char err[256];
@@ -108,7 +94,7 @@ static void test_fallbacks_and_refusals(void **state)
 	assert_int_equal(gsel_pick(inv, "mlx5_0", 2, -1, &src, &g, err, sizeof(err)), -ENOENT);
 	rck_inventory_free(inv);
 
-	inv = load("empty");
+	inv = fixture_inventory("empty");
 	assert_int_equal(gsel_pick(inv, NULL, 0, -1, &src, &g, err, sizeof(err)), -ENODEV);
 	assert_non_null(strstr(err, "no RDMA device on this host"));
 	rck_inventory_free(inv);

@@ -14,21 +14,7 @@
 
 #include <rocecheck/rocecheck.h>
 
-static struct rck_inventory *load(const char *tree)
-{
-	const char *fix = getenv("ROCECHECK_FIXTURES");
-	struct rck_inventory *inv = NULL;
-	struct rck_ctx *ctx;
-	char root[4096];
-
-	assert_non_null(fix);
-	snprintf(root, sizeof(root), "%s/sysfs/%s", fix, tree);
-	assert_int_equal(rck_ctx_new(&ctx), 0);
-	assert_int_equal(rck_ctx_set_sysfs_root(ctx, root), 0);
-	assert_int_equal(rck_inventory_new(ctx, &inv), 0);
-	rck_ctx_free(ctx); /* the inventory does not keep the context */
-	return inv;
-}
+#include "fixture.h"
 
 static json_t *as_json(const struct rck_inventory *inv)
 {
@@ -111,7 +97,7 @@ static void expect_roce_gids(json_t *port, const char *nd, const char *ll, const
 
 static void test_mlx5(void **state)
 {
-	struct rck_inventory *inv = load("mlx5");
+	struct rck_inventory *inv = fixture_inventory("mlx5");
 	const struct rck_device *dev;
 	const struct rck_port *port;
 	json_t *j, *d, *pci, *p;
@@ -198,7 +184,7 @@ static void test_vendors(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct vendor_case *c = &cases[i];
-		struct rck_inventory *inv = load(c->tree);
+		struct rck_inventory *inv = fixture_inventory(c->tree);
 		json_t *j = as_json(inv), *d, *p;
 
 		d = json_array_get(json_object_get(j, "devices"), 0);
@@ -230,7 +216,7 @@ static void test_vendors(void **state)
  * dangling device skipped. */
 static void test_broken(void **state)
 {
-	struct rck_inventory *inv = load("broken");
+	struct rck_inventory *inv = fixture_inventory("broken");
 	json_t *j, *d, *pci, *p1, *p2, *gids;
 
 	(void)state;
@@ -272,7 +258,7 @@ static void test_broken(void **state)
 
 static void test_empty(void **state)
 {
-	struct rck_inventory *inv = load("empty");
+	struct rck_inventory *inv = fixture_inventory("empty");
 	json_t *j;
 
 	(void)state;

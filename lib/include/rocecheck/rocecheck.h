@@ -7,7 +7,9 @@
 #include <rocecheck/inventory.h>
 #include <rocecheck/counters.h>
 #include <rocecheck/probe.h>
+#include <rocecheck/dcb.h>
 #include <rocecheck/cap.h>
 #include <rocecheck/mesh.h>
+#include <rocecheck/analysis.h>
 
 #endif

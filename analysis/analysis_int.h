@@ -1,0 +1,183 @@
+/* Internal structures of the analysis module: the input it was given, the
+ * report under construction, and the helpers its checks share. */
+#ifndef RCK_ANALYSIS_INT_H
+#define RCK_ANALYSIS_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "internal.h"
+#include "rocecheck/analysis.h"
+
+/* ---- thresholds (thresholds.c) ---- */
+enum th_key {
+	TH_LINK_ABS_FLOOR = 0,
+	TH_LINK_REL_FLOOR,
+	TH_LINK_LATENCY_FACTOR,
+	TH_LINK_SCREEN_Z,
+	TH_LINK_FALSE_ALARM,
+	TH_LINK_MISS,
+	TH_LINK_RETESTS_MAX,
+	TH_LINK_NOISE_MIN,
+	TH_LINK_MIN_GAP,
+	TH_ATTRIBUTION_FRACTION,
+	TH_ATTRIBUTION_MIN_LINKS,
+	TH_FABRIC_SLOW_FRACTION,
+	TH_FABRIC_CENTRE_FLOOR,
+	TH_EXPECT_RATE_GBPS,
+	TH_EXPECT_MTU,
+	TH_EXPECT_ACTIVE_MTU,
+	TH_ROCE_PRIORITY,
+	TH_ERROR_COUNTER_MIN,
+	TH_SYMBOL_ERROR_RATE,
+	TH_LINK_ERROR_RECOVERY_RATE,
+	TH_PAUSE_STORM_FRACTION,
+	TH_LOSS_MIN,
+	TH_ECN_MIN,
+	TH_CNP_MIN,
+	TH_PFC_OTHER_MIN,
+	TH_COUNT
+};
+
+struct rck_thresholds {
+	double v[TH_COUNT];
+};
+
+/* ---- input (input.c) ---- */
+struct an_host {
+	char *name;
+	char *unreachable;               /* reason, NULL when reachable */
+	const struct rck_inventory *inv; /* borrowed */
+	const struct rck_delta *delta;   /* borrowed */
+	unsigned int first_nic, n_nics;  /* NICs are added host by host or not: see nic_host */
+};
+
+struct an_nic {
+	unsigned int host;
+	char *device;
+	unsigned int port;
+	char *label;                     /* "device/port" */
+	double line_rate;
+	uint64_t counters;
+};
+
+/* A sample as kept: compact, retests and counters in side arrays. */
+struct an_link {
+	uint32_t src, dst;
+	uint8_t test, status, n_retests, pad;
+	uint32_t retest;                 /* first index in rck_analysis.retests */
+	uint32_t ctr;                    /* first index in rck_analysis.ctrs */
+	uint32_t n_ctr;
+	uint32_t reason;                 /* index + 1 in rck_analysis.reasons, 0 none */
+	double value;                    /* gbps (bw) or p50 (lat) */
+	double p99;
+	double line_rate;                /* 0 unknown */
+};
+
+struct rck_analysis {
+	struct rck_thresholds th;
+	char *pattern;
+	unsigned int incast;             /* K of incast:K, 0 otherwise */
+	struct an_host *hosts;
+	unsigned int n_hosts, cap_hosts;
+	struct an_nic *nics;
+	unsigned int n_nics, cap_nics;
+	struct an_link *links;
+	size_t n_links, cap_links;
+	struct rck_link_meas *retests;
+	size_t n_retests, cap_retests;
+	struct rck_link_counter *ctrs;
+	size_t n_ctrs, cap_ctrs;
+	char **reasons;
+	size_t n_reasons, cap_reasons;
+};
+
+/* ---- report (report.c) ---- */
+#define AN_VALUES_MAX 10
+
+struct rck_finding {
+	enum rck_finding_code code;
+	enum rck_severity sev;
+	enum rck_entity entity;
+	char *host, *nic, *peer_host, *peer_nic;
+	char *reason;
+	unsigned int n_values;
+	const char *keys[AN_VALUES_MAX];  /* static strings */
+	double values[AN_VALUES_MAX];
+};
+
+struct an_retest {
+	enum rck_link_test test;
+	unsigned int src, dst;
+};
+
+struct rck_report {
+	enum rck_verdict verdict;
+	char *error;
+	struct rck_finding *findings;
+	unsigned int n_findings, cap_findings;
+	struct an_retest *retests;
+	unsigned int n_retests, cap_retests;
+	struct rck_report_links links;
+	int err;                          /* first allocation failure while building */
+};
+
+/* Add a finding; the reason is printf-formatted. Subject strings are copied
+ * (NULL allowed). Returns the finding (for values) or NULL after ENOMEM,
+ * which is kept in r->err. */
+struct rck_finding *an_add(struct rck_report *r, enum rck_finding_code code, enum rck_severity sev,
+			   enum rck_entity ent, const char *host, const char *nic,
+			   const char *peer_host, const char *peer_nic, const char *fmt, ...)
+	RCK_PRINTF(9, 10);
+void an_value(struct rck_finding *f, const char *key, double v);
+void an_retest_add(struct rck_report *r, enum rck_link_test test, unsigned int src, unsigned int dst);
+/* Sort findings (severity, code, host, nic, peer) and set the verdict. */
+void an_finish(struct rck_report *r);
+
+/* Subject helpers for NIC and link findings. */
+struct rck_finding *an_add_nic(struct rck_report *r, const struct rck_analysis *a, unsigned int nic,
+			       enum rck_finding_code code, enum rck_severity sev, const char *fmt, ...)
+	RCK_PRINTF(6, 7);
+struct rck_finding *an_add_link(struct rck_report *r, const struct rck_analysis *a,
+				const struct an_link *l, enum rck_finding_code code,
+				enum rck_severity sev, const char *fmt, ...) RCK_PRINTF(6, 7);
+
+/* ---- checks ---- */
+void an_check_hosts(const struct rck_analysis *a, struct rck_report *r);  /* hosts.c */
+void an_check_lint(const struct rck_analysis *a, struct rck_report *r);   /* lint.c */
+/* links.c: speed, latency, attribution, fabric; @dead[nic] marks NICs whose
+ * links are not judged (unreachable hosts); @bad[nic] gets NICs judged
+ * degraded or failing, whose links are then not listed by later checks. */
+void an_check_links(const struct rck_analysis *a, struct rck_report *r, uint8_t *bad);
+void an_check_link_counters(const struct rck_analysis *a, struct rck_report *r,
+			    const uint8_t *bad);                          /* link_counters.c */
+
+/* ---- shared helpers (stats.c) ---- */
+/* Median of @n doubles; reorders @v. 0 for n == 0. O(n). */
+double an_median(double *v, size_t n);
+/* Links of each NIC grouped by source (rows) and destination (columns):
+ * row_start[nic]..row_start[nic+1] index row_idx (link numbers). */
+struct an_groups {
+	uint32_t *row_start, *row_idx, *col_start, *col_idx;
+};
+int an_groups_build(const struct rck_analysis *a, const uint8_t *take, struct an_groups *g);
+void an_groups_free(struct an_groups *g);
+/* Count of links of a NIC in row/column flagged in @flag, against all in
+ * the group; one NIC-level finding when more than attribution_fraction of
+ * its row or its column is flagged. Sets @nic_hit[nic]. */
+unsigned int an_attribute(const struct rck_analysis *a, const struct an_groups *g,
+			  const uint8_t *flag, uint8_t *nic_hit, unsigned int *row_hits,
+			  unsigned int *col_hits);
+
+static inline double an_th(const struct rck_analysis *a, enum th_key k)
+{
+	return a->th.v[k];
+}
+
+static inline bool an_has_ctr(const struct an_nic *n, enum rck_counter id)
+{
+	return id < 64 && (n->counters >> id) & 1;
+}
+
+#endif

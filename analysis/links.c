@@ -1,0 +1,633 @@
+/* Link checks: failed probes, fabric-wide slowdown, NICs most of whose
+ * links are slow, and single slow links decided by a sequential test. */
+#include <math.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_int.h"
+
+/*
+ * Why a sequential test. With a noise of 2% (coefficient of variation), a
+ * healthy link and one at 0.90 of its peers are 5 sigma apart. A fixed
+ * threshold on one or two measurements cannot both catch the slow link in
+ * 100 of 100 fabrics and keep 65,280 x 100 healthy links clean (the
+ * lowest of 6.5 million healthy measurements lies near 0.89). So:
+ *  - screen: the first measurement is suspect below floor + z * sigma
+ *    (at most half-way between the floor and the centre); a link at 0.90
+ *    passes this screen with probability 1 - 5e-4;
+ *  - decide each suspect with Wald's sequential probability ratio test of
+ *    "healthy" (mean = centre) against "at the floor" (mean = floor, or
+ *    link_min_gap sigmas below the centre when the floor is closer) on
+ *    all its measurements: slow when the log likelihood ratio reaches
+ *    ln(1/link_false_alarm), cleared when it falls to ln(link_miss), and
+ *    otherwise one more retest, up to link_retests_max. Wald's bound keeps
+ *    the false alarm rate per link below link_false_alarm whatever the
+ *    number of retests. One measurement's ratio is capped below the
+ *    confirmation bound, so a single dip never confirms a link.
+ * Sigma is the robust spread of the first measurements (1.4826 x MAD over
+ * the median), never below link_noise_min.
+ */
+
+/* Links are compared within their line-rate class (a 100G and a 400G NIC
+ * pair have different centres); a class too small for a median of its own,
+ * or past the table, uses the fabric's. */
+#define AN_CLASSES 16
+#define AN_CLASS_MIN 32
+
+struct bw_ctx {
+	double centre, sigma;                  /* the fabric's */
+	double rate[AN_CLASSES], c[AN_CLASSES], sig[AN_CLASSES];
+	unsigned int n_classes;
+	double lnA, lnB;
+	unsigned int retests_max;
+};
+
+static unsigned int class_of(const struct bw_ctx *b, double rate)
+{
+	for (unsigned int k = 0; k < b->n_classes; k++)
+		if (b->rate[k] == rate)
+			return k;
+	return AN_CLASSES;
+}
+
+static void class_centre(const struct bw_ctx *b, double rate, double *c, double *sig)
+{
+	unsigned int k = class_of(b, rate);
+
+	*c = k < AN_CLASSES ? b->c[k] : b->centre;
+	*sig = k < AN_CLASSES ? b->sig[k] : b->sigma;
+}
+
+static bool touches(const uint8_t *bad, const struct an_link *l)
+{
+	return bad[l->src] || bad[l->dst];
+}
+
+static bool any_retest_ok(const struct rck_analysis *a, const struct an_link *l)
+{
+	for (unsigned int i = 0; i < l->n_retests; i++)
+		if (a->retests[l->retest + i].status == RCK_LINK_OK)
+			return true;
+	return false;
+}
+
+static const char *status_word(unsigned int s)
+{
+	return s == RCK_LINK_UNREACHABLE ? "unreachable" : "failed";
+}
+
+/* Failed probes: a NIC most of whose probes failed is one finding. */
+static void check_failures(const struct rck_analysis *a, struct rck_report *r, uint8_t *bad)
+{
+	uint8_t *take = calloc(a->n_links ? a->n_links : 1, 1);
+	uint8_t *flag = calloc(a->n_links ? a->n_links : 1, 1);
+	uint8_t *hit = calloc(a->n_nics ? a->n_nics : 1, 1);
+	unsigned int *rh = calloc(a->n_nics ? a->n_nics : 1, sizeof(*rh));
+	unsigned int *ch = calloc(a->n_nics ? a->n_nics : 1, sizeof(*ch));
+	struct an_groups g;
+	size_t ok = 0, failed = 0;
+	const char *first_reason = NULL;
+
+	if (!take || !flag || !hit || !rh || !ch)
+		goto oom;
+	for (size_t i = 0; i < a->n_links; i++) {
+		const struct an_link *l = &a->links[i];
+		bool good = l->status == RCK_LINK_OK || any_retest_ok(a, l);
+
+		ok += good;
+		failed += !good;
+		if (!good && !first_reason && l->reason)
+			first_reason = a->reasons[l->reason - 1];
+		if (touches(bad, l))
+			continue;
+		take[i] = 1;
+		flag[i] = !good;
+	}
+	r->links.samples = (unsigned int)a->n_links;
+	r->links.ok = (unsigned int)ok;
+	r->links.failed = (unsigned int)failed;
+	if (a->n_links && !ok) {
+		char buf[400];
+
+		snprintf(buf, sizeof(buf), "all %zu probes failed%s%s", a->n_links,
+			 first_reason ? ": " : "", first_reason ? first_reason : "");
+		r->error = strdup(buf);
+		if (!r->error)
+			r->err = -ENOMEM;
+	}
+	if (!failed)
+		goto out;
+	if (an_groups_build(a, take, &g))
+		goto oom;
+	an_attribute(a, &g, flag, hit, rh, ch);
+	for (unsigned int n = 0; n < a->n_nics; n++) {
+		struct rck_finding *f;
+		unsigned int rn = g.row_start[n + 1] - g.row_start[n];
+		unsigned int cn = g.col_start[n + 1] - g.col_start[n];
+
+		if (!hit[n])
+			continue;
+		bad[n] = 1;
+		f = an_add_nic(r, a, n, RCK_FINDING_PROBE_FAILED, RCK_SEVERITY_CRITICAL,
+			       "%u of %u probes from it and %u of %u to it failed", rh[n], rn, ch[n], cn);
+		an_value(f, "failed_from", rh[n]);
+		an_value(f, "probes_from", rn);
+		an_value(f, "failed_to", ch[n]);
+		an_value(f, "probes_to", cn);
+	}
+	an_groups_free(&g);
+	for (size_t i = 0; i < a->n_links; i++) {
+		const struct an_link *l = &a->links[i];
+		const char *why = l->reason ? a->reasons[l->reason - 1] : NULL;
+
+		if (!take[i] || touches(bad, l))
+			continue;
+		if (flag[i])
+			an_add_link(r, a, l, RCK_FINDING_PROBE_FAILED, RCK_SEVERITY_DEGRADED,
+				    "%s probe %s%s%s", l->test == RCK_LINK_TEST_BW ? "bandwidth" : "latency",
+				    status_word(l->status), why ? ": " : "", why ? why : "");
+		else if (l->status != RCK_LINK_OK)
+			an_add_link(r, a, l, RCK_FINDING_PROBE_FAILED, RCK_SEVERITY_WARNING,
+				    "%s probe %s once, its retest passed%s%s",
+				    l->test == RCK_LINK_TEST_BW ? "bandwidth" : "latency",
+				    status_word(l->status), why ? ": " : "", why ? why : "");
+	}
+	goto out;
+oom:
+	r->err = -ENOMEM;
+out:
+	free(take);
+	free(flag);
+	free(hit);
+	free(rh);
+	free(ch);
+}
+
+static double floor_of(const struct rck_analysis *a, double centre, double line_rate)
+{
+	double rel = an_th(a, TH_LINK_REL_FLOOR) * centre;
+	double abs_ = line_rate > 0 ? an_th(a, TH_LINK_ABS_FLOOR) * line_rate : 0;
+
+	return rel > abs_ ? rel : abs_;
+}
+
+/* Median of the values of @n links listed in @idx, each divided by its
+ * limit when @lim is set. */
+static double group_median(const struct rck_analysis *a, const uint32_t *idx, uint32_t n,
+			   const double *lim, double *scratch)
+{
+	for (uint32_t i = 0; i < n; i++)
+		scratch[i] = a->links[idx[i]].value / (lim ? lim[idx[i]] : 1);
+	return an_median(scratch, n);
+}
+
+/*
+ * NICs most of whose links (as sender or as receiver) are beyond their
+ * limit: the median of the row or column, each link over its own limit,
+ * is past 1. A host with several NICs, most of them degraded, is one host
+ * finding instead. @lim: each bandwidth link's floor; NULL for latency,
+ * whose limit is factor x @centre (above it is bad).
+ */
+static void attribute(const struct rck_analysis *a, struct rck_report *r, const uint8_t *take,
+		      const double *lim, double centre, uint8_t *bad)
+{
+	double min = an_th(a, TH_ATTRIBUTION_MIN_LINKS), factor = an_th(a, TH_LINK_LATENCY_FACTOR);
+	double *rmed = calloc(a->n_nics ? a->n_nics : 1, sizeof(double));
+	double *cmed = calloc(a->n_nics ? a->n_nics : 1, sizeof(double));
+	double *rq = calloc(a->n_nics ? a->n_nics : 1, sizeof(double));
+	double *cq = calloc(a->n_nics ? a->n_nics : 1, sizeof(double));
+	bool lat = !lim;
+	uint8_t *deg = calloc(a->n_nics ? a->n_nics : 1, 1);
+	unsigned int *with = calloc(a->n_hosts ? a->n_hosts : 1, sizeof(unsigned int));
+	unsigned int *ndeg = calloc(a->n_hosts ? a->n_hosts : 1, sizeof(unsigned int));
+	double *scratch = NULL;
+	struct an_groups g = {0};
+	uint32_t maxg = 1;
+
+	if (!rmed || !cmed || !rq || !cq || !deg || !with || !ndeg || an_groups_build(a, take, &g))
+		goto oom;
+	for (unsigned int n = 0; n < a->n_nics; n++) {
+		uint32_t rn = g.row_start[n + 1] - g.row_start[n], cn = g.col_start[n + 1] - g.col_start[n];
+
+		maxg = rn > maxg ? rn : maxg;
+		maxg = cn > maxg ? cn : maxg;
+	}
+	scratch = malloc(maxg * sizeof(*scratch));
+	if (!scratch)
+		goto oom;
+	for (unsigned int n = 0; n < a->n_nics; n++) {
+		uint32_t rn = g.row_start[n + 1] - g.row_start[n], cn = g.col_start[n + 1] - g.col_start[n];
+		bool rbad, cbad;
+
+		rq[n] = rn ? group_median(a, g.row_idx + g.row_start[n], rn, lim, scratch) : NAN;
+		cq[n] = cn ? group_median(a, g.col_idx + g.col_start[n], cn, lim, scratch) : NAN;
+		if (lat) {
+			rmed[n] = rq[n];
+			cmed[n] = cq[n];
+			rq[n] /= factor * centre;
+			cq[n] /= factor * centre;
+		}
+		rbad = rn >= min && (lat ? rq[n] > 1 : rq[n] < 1);
+		cbad = cn >= min && (lat ? cq[n] > 1 : cq[n] < 1);
+		deg[n] = rbad || cbad;
+		/* Bandwidth medians in Gb/s only for the reason of a finding. */
+		if (!lat && deg[n]) {
+			rmed[n] = rn ? group_median(a, g.row_idx + g.row_start[n], rn, NULL, scratch) : NAN;
+			cmed[n] = cn ? group_median(a, g.col_idx + g.col_start[n], cn, NULL, scratch) : NAN;
+		}
+		if (rn + cn)
+			with[a->nics[n].host]++;
+		ndeg[a->nics[n].host] += deg[n];
+	}
+	for (unsigned int h = 0; h < a->n_hosts; h++) {
+		struct rck_finding *f;
+
+		if (with[h] < 2 || 2 * ndeg[h] <= with[h])
+			continue;
+		f = an_add(r, RCK_FINDING_HOST_DEGRADED, RCK_SEVERITY_DEGRADED, RCK_ENTITY_HOST,
+			   a->hosts[h].name, NULL, NULL, NULL,
+			   "%u of its %u probed NICs have most of their links %s", ndeg[h], with[h],
+			   lat ? "slow to answer" : "below the floor");
+		an_value(f, "nics_degraded", ndeg[h]);
+		an_value(f, "nics", with[h]);
+		for (unsigned int n = 0; n < a->n_nics; n++)
+			if (a->nics[n].host == h && deg[n]) {
+				bad[n] = 1;
+				deg[n] = 0;
+			}
+	}
+	for (unsigned int n = 0; n < a->n_nics; n++) {
+		uint32_t rn = g.row_start[n + 1] - g.row_start[n], cn = g.col_start[n + 1] - g.col_start[n];
+		struct rck_finding *f;
+
+		if (!deg[n])
+			continue;
+		bad[n] = 1;
+		if (lat)
+			f = an_add_nic(r, a, n, RCK_FINDING_NIC_DEGRADED, RCK_SEVERITY_DEGRADED,
+				       "latency p50 median %.2f us from it, %.2f us to it, over %.2f us "
+				       "(%g x the fabric median %.2f us)",
+				       rmed[n], cmed[n], factor * centre, factor, centre);
+		else
+			f = an_add_nic(r, a, n, RCK_FINDING_NIC_DEGRADED, RCK_SEVERITY_DEGRADED,
+				       "median %.1f Gb/s from it, %.1f Gb/s to it: %.2f and %.2f of "
+				       "their floors (fabric median %.1f Gb/s)", rmed[n], cmed[n], rq[n],
+				       cq[n], centre);
+		/* An empty row or column is NaN: left out of the numbers. */
+		an_value(f, lat ? "from_median_us" : "from_median_gbps", rmed[n]);
+		an_value(f, lat ? "to_median_us" : "to_median_gbps", cmed[n]);
+		an_value(f, "from_ratio_to_limit", rq[n]);
+		an_value(f, "to_ratio_to_limit", cq[n]);
+		an_value(f, lat ? "fabric_median_us" : "fabric_median_gbps", centre);
+		an_value(f, "links_from", rn);
+		an_value(f, "links_to", cn);
+	}
+	goto out;
+oom:
+	r->err = -ENOMEM;
+out:
+	an_groups_free(&g);
+	free(scratch);
+	free(rmed);
+	free(cmed);
+	free(rq);
+	free(cq);
+	free(deg);
+	free(with);
+	free(ndeg);
+}
+
+/* One fabric finding when most links sit below their absolute floor, or the
+ * centre itself sits far below the line rate. */
+static bool fabric_slow(const struct rck_analysis *a, struct rck_report *r, const uint8_t *take,
+			double centre, double *scratch)
+{
+	size_t known = 0, slow = 0;
+	double lm, abs_ = an_th(a, TH_LINK_ABS_FLOOR);
+	struct rck_finding *f;
+
+	for (size_t i = 0; i < a->n_links; i++) {
+		const struct an_link *l = &a->links[i];
+
+		if (!take[i] || !(l->line_rate > 0))
+			continue;
+		scratch[known++] = l->line_rate;
+		slow += l->value < abs_ * l->line_rate;
+	}
+	if (!known)
+		return false;
+	lm = an_median(scratch, known);
+	if (slow < an_th(a, TH_FABRIC_SLOW_FRACTION) * (double)known &&
+	    centre >= an_th(a, TH_FABRIC_CENTRE_FLOOR) * lm)
+		return false;
+	f = an_add(r, RCK_FINDING_FABRIC_SLOW, RCK_SEVERITY_DEGRADED, RCK_ENTITY_FABRIC, NULL, NULL,
+		   NULL, NULL,
+		   "%zu of %zu links below %g of their line rate; fabric median %.1f Gb/s of %.1f Gb/s",
+		   slow, known, abs_, centre, lm);
+	an_value(f, "links_slow", (double)slow);
+	an_value(f, "links", (double)known);
+	an_value(f, "fabric_median_gbps", centre);
+	an_value(f, "line_rate_gbps", lm);
+	an_value(f, "ratio", lm > 0 ? centre / lm : 0);
+	return true;
+}
+
+/* One measurement's log likelihood ratio, capped below the confirmation
+ * bound: no single measurement (a transient dip) confirms a link, a retest
+ * must agree. Capping only lowers the ratio, so Wald's bound still holds. */
+static double llr(const struct bw_ctx *b, double k, double mid, double x)
+{
+	double v = k * (mid - x);
+
+	return v < 0.9 * b->lnA ? v : 0.9 * b->lnA;
+}
+
+/* Decide one bandwidth link; see the comment at the top. */
+static void judge_bw(const struct rck_analysis *a, struct rck_report *r, const struct an_link *l,
+		     const struct bw_ctx *b)
+{
+	double c, sig, fl, alt, gap, mid, screen, k, s, sum;
+	unsigned int m = 1;
+	struct rck_finding *f;
+	bool plain;
+
+	class_centre(b, l->line_rate, &c, &sig);
+	fl = floor_of(a, c, l->line_rate);
+	sig *= c;
+	/* The test's "slow" hypothesis: at the floor, but never closer to the
+	 * centre than link_min_gap sigmas, where a few measurements cannot
+	 * tell the two apart (a centre just above the absolute floor). */
+	alt = c - an_th(a, TH_LINK_MIN_GAP) * sig;
+	if (fl < alt)
+		alt = fl;
+	gap = c - alt;
+	mid = (c + alt) / 2;
+	screen = alt + an_th(a, TH_LINK_SCREEN_Z) * sig;
+	/* A link whose own floor is at or above the centre (a faster NIC pair
+	 * in a slower fabric) has no healthy reference: below its floor it is
+	 * a suspect, and its latest retest decides. */
+	plain = fl >= c;
+	if (screen > mid)
+		screen = mid;
+	if (plain)
+		screen = fl;
+	if (!(l->value < screen))
+		return;
+	r->links.suspects++;
+	k = gap / (sig * sig);
+	s = llr(b, k, mid, l->value);
+	sum = l->value;
+	for (unsigned int i = 0; i < l->n_retests; i++) {
+		const struct rck_link_meas *x = &a->retests[l->retest + i];
+
+		if (x->status != RCK_LINK_OK)
+			continue;
+		s += llr(b, k, mid, x->gbps);
+		sum += x->gbps;
+		m++;
+	}
+	if (m == 1) {
+		/* Never retested, or every retest failed: ask again, up to the limit. */
+		if (l->n_retests < b->retests_max)
+			an_retest_add(r, RCK_LINK_TEST_BW, l->src, l->dst);
+		if (l->value < fl) {
+			f = an_add_link(r, a, l, RCK_FINDING_LINK_SLOW, RCK_SEVERITY_WARNING,
+					"%.1f Gb/s, below the floor %.1f Gb/s (fabric median %.1f); "
+					"%s, unconfirmed", l->value, fl, c,
+					l->n_retests ? "its retests failed" : "not retested");
+			an_value(f, "gbps", l->value);
+			an_value(f, "floor_gbps", fl);
+			an_value(f, "fabric_median_gbps", c);
+			an_value(f, "measurements", 1);
+		}
+		return;
+	}
+	if (plain) {
+		const struct rck_link_meas *last = NULL;
+
+		for (unsigned int i = 0; i < l->n_retests; i++)
+			if (a->retests[l->retest + i].status == RCK_LINK_OK)
+				last = &a->retests[l->retest + i];
+		s = last && last->gbps < fl ? b->lnA : b->lnB;
+	}
+	if (s >= b->lnA) {
+		r->links.confirmed++;
+		f = an_add_link(r, a, l, RCK_FINDING_LINK_SLOW, RCK_SEVERITY_DEGRADED,
+				"%.1f Gb/s (mean of %u measurements, %u of them retests alone), below "
+				"the floor %.1f Gb/s (fabric median %.1f)", sum / m, m, m - 1, fl, c);
+		an_value(f, "gbps", l->value);
+		an_value(f, "mean_gbps", sum / m);
+		an_value(f, "measurements", m);
+		an_value(f, "floor_gbps", fl);
+		an_value(f, "fabric_median_gbps", c);
+		an_value(f, "ratio", sum / m / c);
+		if (l->line_rate > 0)
+			an_value(f, "line_rate_gbps", l->line_rate);
+	} else if (s <= b->lnB) {
+		r->links.cleared++;
+	} else if (l->n_retests >= b->retests_max) {
+		r->links.inconclusive++;
+	} else {
+		an_retest_add(r, RCK_LINK_TEST_BW, l->src, l->dst);
+	}
+}
+
+/*
+ * The measured links of @test whose NICs are not in @bad: *@takep marks
+ * them, *@vp holds their values (both the caller's to free). Returns their
+ * number; *@takep NULL after ENOMEM.
+ */
+static size_t take_links(const struct rck_analysis *a, const uint8_t *bad, enum rck_link_test test,
+			 uint8_t **takep, double **vp)
+{
+	uint8_t *take = calloc(a->n_links ? a->n_links : 1, 1);
+	double *v = malloc((a->n_links ? a->n_links : 1) * sizeof(*v));
+	size_t n = 0;
+
+	if (!take || !v) {
+		free(take);
+		free(v);
+		*takep = NULL;
+		*vp = NULL;
+		return 0;
+	}
+	for (size_t i = 0; i < a->n_links; i++) {
+		const struct an_link *l = &a->links[i];
+
+		if (l->test != test || l->status != RCK_LINK_OK || touches(bad, l))
+			continue;
+		take[i] = 1;
+		v[n++] = l->value;
+	}
+	*takep = take;
+	*vp = v;
+	return n;
+}
+
+/* Median and robust spread (1.4826 MAD over the median, at least
+ * link_noise_min) of the taken links of line rate @rate (any when < 0).
+ * Returns how many there were; @v is scratch. */
+static size_t centre_sigma(const struct rck_analysis *a, const uint8_t *take, double rate, double *v,
+			   double *c, double *sig)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->n_links; i++)
+		if (take[i] && (rate < 0 || a->links[i].line_rate == rate))
+			v[n++] = a->links[i].value;
+	*c = an_median(v, n);
+	if (!(*c > 0))
+		return 0;
+	n = 0;
+	for (size_t i = 0; i < a->n_links; i++)
+		if (take[i] && (rate < 0 || a->links[i].line_rate == rate))
+			v[n++] = fabs(a->links[i].value / *c - 1);
+	*sig = 1.4826 * an_median(v, n);
+	if (*sig < an_th(a, TH_LINK_NOISE_MIN))
+		*sig = an_th(a, TH_LINK_NOISE_MIN);
+	return n;
+}
+
+/* Line-rate classes with links enough for a centre of their own. */
+static void classes(const struct rck_analysis *a, const uint8_t *take, double *v, struct bw_ctx *b)
+{
+	double rate[AN_CLASSES];
+	size_t count[AN_CLASSES] = {0};
+	unsigned int n = 0;
+
+	for (size_t i = 0; i < a->n_links; i++) {
+		unsigned int k;
+
+		if (!take[i])
+			continue;
+		for (k = 0; k < n && rate[k] != a->links[i].line_rate; k++)
+			;
+		if (k == AN_CLASSES)
+			return;  /* too many rates: the fabric's centre for all */
+		if (k == n)
+			rate[n++] = a->links[i].line_rate;
+		count[k]++;
+	}
+	if (n < 2)
+		return;  /* one class: the fabric's centre is its centre */
+	for (unsigned int k = 0; k < n; k++) {
+		unsigned int j = b->n_classes;
+
+		if (count[k] < AN_CLASS_MIN)
+			continue;
+		b->rate[j] = rate[k];
+		if (centre_sigma(a, take, rate[k], v, &b->c[j], &b->sig[j]))
+			b->n_classes++;
+	}
+}
+
+static void check_bw(const struct rck_analysis *a, struct rck_report *r, uint8_t *bad)
+{
+	struct bw_ctx b = {0};
+	double *v, *lim = NULL;
+	uint8_t *take;
+	size_t n = take_links(a, bad, RCK_LINK_TEST_BW, &take, &v);
+
+	if (!take) {
+		r->err = -ENOMEM;
+		goto out;
+	}
+	if (!n || a->incast)
+		goto out;
+	if (!centre_sigma(a, take, -1, v, &b.centre, &b.sigma) ||
+	    fabric_slow(a, r, take, b.centre, v)) {
+		r->links.centre_gbps = b.centre;
+		goto out;
+	}
+	r->links.centre_gbps = b.centre;
+	r->links.noise_cv = b.sigma;
+	classes(a, take, v, &b);
+	b.lnA = log(1 / an_th(a, TH_LINK_FALSE_ALARM));
+	b.lnB = log(an_th(a, TH_LINK_MISS));
+	b.retests_max = (unsigned int)an_th(a, TH_LINK_RETESTS_MAX);
+	/* Each link's floor, for attribution. */
+	lim = v;
+	for (size_t i = 0; i < a->n_links; i++) {
+		double c, sig;
+
+		if (!take[i])
+			continue;
+		class_centre(&b, a->links[i].line_rate, &c, &sig);
+		lim[i] = floor_of(a, c, a->links[i].line_rate);
+	}
+	attribute(a, r, take, lim, b.centre, bad);
+	for (size_t i = 0; i < a->n_links; i++)
+		if (take[i] && !touches(bad, &a->links[i]))
+			judge_bw(a, r, &a->links[i], &b);
+out:
+	free(take);
+	free(v);
+}
+
+static void judge_lat(const struct rck_analysis *a, struct rck_report *r, const struct an_link *l,
+		      double median)
+{
+	double limit = an_th(a, TH_LINK_LATENCY_FACTOR) * median;
+	const struct rck_link_meas *last = NULL;
+	struct rck_finding *f;
+
+	if (!(l->value > limit))
+		return;
+	r->links.suspects++;
+	for (unsigned int i = 0; i < l->n_retests; i++)
+		if (a->retests[l->retest + i].status == RCK_LINK_OK)
+			last = &a->retests[l->retest + i];
+	if (!last) {
+		if (l->n_retests < an_th(a, TH_LINK_RETESTS_MAX))
+			an_retest_add(r, RCK_LINK_TEST_LAT, l->src, l->dst);
+		f = an_add_link(r, a, l, RCK_FINDING_LINK_LATENCY, RCK_SEVERITY_WARNING,
+				"latency p50 %.2f us over %.2f us (fabric median %.2f); %s, unconfirmed",
+				l->value, limit, median, l->n_retests ? "its retests failed" : "not retested");
+	} else if (last->lat_p50_us > limit) {
+		r->links.confirmed++;
+		f = an_add_link(r, a, l, RCK_FINDING_LINK_LATENCY, RCK_SEVERITY_DEGRADED,
+				"latency p50 %.2f us, retest alone %.2f us, over %.2f us (fabric median %.2f)",
+				l->value, last->lat_p50_us, limit, median);
+		an_value(f, "retest_p50_us", last->lat_p50_us);
+	} else {
+		r->links.cleared++;
+		return;
+	}
+	an_value(f, "p50_us", l->value);
+	an_value(f, "p99_us", l->p99);
+	an_value(f, "limit_us", limit);
+	an_value(f, "fabric_median_us", median);
+}
+
+static void check_lat(const struct rck_analysis *a, struct rck_report *r, uint8_t *bad)
+{
+	uint8_t *take;
+	double *v, median;
+	size_t n = take_links(a, bad, RCK_LINK_TEST_LAT, &take, &v);
+
+	if (!take) {
+		r->err = -ENOMEM;
+		goto out;
+	}
+	if (!n || a->incast)
+		goto out;
+	median = an_median(v, n);
+	r->links.median_lat_us = median;
+	if (!(median > 0))
+		goto out;
+	attribute(a, r, take, NULL, median, bad);
+	for (size_t i = 0; i < a->n_links; i++)
+		if (take[i] && !touches(bad, &a->links[i]))
+			judge_lat(a, r, &a->links[i], median);
+out:
+	free(take);
+	free(v);
+}
+
+void an_check_links(const struct rck_analysis *a, struct rck_report *r, uint8_t *bad)
+{
+	check_failures(a, r, bad);
+	check_bw(a, r, bad);
+	check_lat(a, r, bad);
+}

@@ -1,0 +1,328 @@
+/* librocecheck analysis: pure functions from recorded structures (host
+ * inventories, counter deltas, probed link samples) to a verdict with findings. */
+#ifndef ROCECHECK_ANALYSIS_H
+#define ROCECHECK_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rocecheck/context.h>
+#include <rocecheck/counters.h>
+#include <rocecheck/inventory.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * Thread safety, for everything in this header: no handle is locked and
+ * nothing global is written. Calls on different handles may run in
+ * parallel; one handle changed from several threads needs the caller's
+ * lock. Any number of threads may call const functions (accessors,
+ * rck_analysis_run(), writers) on a handle no thread is changing.
+ *
+ * Ownership: every handle is created by its *_new() (or by
+ * rck_analysis_run() for a report) and freed by its *_free(), which accept
+ * NULL. Strings returned by accessors belong to the handle and live as
+ * long as it does.
+ */
+
+/* ---- findings ---- */
+
+/**
+ * Stable finding codes; the numbering is part of the ABI (add at the end).
+ * rck_finding_code_name() gives the snake_case name used in JSON, and
+ * rocecheck-thresholds(5) documents what raises each.
+ */
+enum rck_finding_code {
+	RCK_FINDING_LINK_SLOW = 0,          /**< a link's bandwidth below its floor, confirmed */
+	RCK_FINDING_LINK_LATENCY,           /**< a link's latency p50 above factor x median */
+	RCK_FINDING_NIC_DEGRADED,           /**< most links from or to one NIC slow */
+	RCK_FINDING_HOST_DEGRADED,          /**< most NICs of one host degraded */
+	RCK_FINDING_FABRIC_SLOW,            /**< the fabric as a whole below line rate */
+	RCK_FINDING_PORT_DOWN,              /**< an expected port not ACTIVE / LinkUp */
+	RCK_FINDING_PORT_RATE,              /**< a port below the expected rate */
+	RCK_FINDING_PCIE_DEGRADED,          /**< PCIe link below its maximum speed or width */
+	RCK_FINDING_NO_ROCE_V2_GID,         /**< a port without a RoCE v2 IPv4 GID */
+	RCK_FINDING_MTU_MISMATCH,           /**< netdev or active MTU not as expected */
+	RCK_FINDING_ERROR_COUNTER,          /**< a link error counter increased */
+	RCK_FINDING_PAUSE_STORM,            /**< pause storm events, or paused most of the time */
+	RCK_FINDING_CONFIG_MISMATCH,        /**< a host differs from the majority (lint) */
+	RCK_FINDING_LOSS_ON_LOSSLESS,       /**< retransmission evidence during a probe */
+	RCK_FINDING_PFC_WRONG_PRIORITY,     /**< PFC pauses on a priority not carrying RoCE */
+	RCK_FINDING_ECN_NO_CNP,             /**< ECN-marked packets received, no CNP sent */
+	RCK_FINDING_CNP_NO_ECN,             /**< CNPs seen with no ECN marking */
+	RCK_FINDING_LOSSLESS_UNPROVEN,      /**< incast showed neither ECN marks nor PFC pauses */
+	RCK_FINDING_PROBE_FAILED,           /**< a probe failed */
+	RCK_FINDING_HOST_UNREACHABLE,       /**< a host did not answer */
+	RCK_FINDING_PORT_MISSING,           /**< a probed NIC is not in its host's inventory */
+	RCK_FINDING_COUNTER_RESET,          /**< a counter went backwards: reset or reboot */
+	RCK_FINDING_CODE_COUNT
+};
+
+enum rck_severity {
+	RCK_SEVERITY_INFO = 0,     /**< worth knowing, never changes the verdict */
+	RCK_SEVERITY_WARNING = 1,  /**< suspicious or unconfirmed, not degraded */
+	RCK_SEVERITY_DEGRADED = 2, /**< performance or correctness is hurt */
+	RCK_SEVERITY_CRITICAL = 3, /**< the part is unusable */
+	RCK_SEVERITY_COUNT
+};
+
+/** What a finding is about. */
+enum rck_entity {
+	RCK_ENTITY_HOST = 0,   /**< host */
+	RCK_ENTITY_NIC = 1,    /**< host + NIC ("mlx5_0/1") */
+	RCK_ENTITY_LINK = 2,   /**< host + NIC -> peer host + peer NIC */
+	RCK_ENTITY_FABRIC = 3, /**< the fabric as a whole */
+	RCK_ENTITY_COUNT
+};
+
+enum rck_verdict {
+	RCK_VERDICT_HEALTHY = 0,  /**< no finding of severity degraded or critical */
+	RCK_VERDICT_DEGRADED = 1, /**< at least one degraded or critical finding */
+	RCK_VERDICT_ERROR = 2,    /**< nothing could be judged (rck_report_error() says why) */
+};
+
+/** Names ("link_slow", "warning", "nic", "healthy"); NULL out of range. Static storage. */
+const char *rck_finding_code_name(enum rck_finding_code code);
+const char *rck_severity_name(enum rck_severity sev);
+const char *rck_entity_name(enum rck_entity ent);
+const char *rck_verdict_name(enum rck_verdict v);
+
+/* ---- thresholds ---- */
+
+/** Opaque set of thresholds, every key with its built-in default. */
+struct rck_thresholds;
+
+/** Create a set holding the defaults. The caller owns *out. 0 or -ENOMEM. */
+int rck_thresholds_new(struct rck_thresholds **out);
+void rck_thresholds_free(struct rck_thresholds *th);
+/**
+ * Apply a thresholds file's text (@len bytes, no terminator needed; @name
+ * names it in messages): `key = value` lines, `#` starts a comment, blank
+ * lines are skipped. Keys are those of rocecheck-thresholds(5); values are
+ * decimal numbers in the key's range (whole numbers for counts). On error
+ * nothing is changed and @err (may be NULL) gets one line
+ * "NAME:LINE: what is wrong". Returns 0, -EINVAL (unknown or repeated key,
+ * malformed line, value out of range), -E2BIG past 1 MiB.
+ */
+int rck_thresholds_parse(struct rck_thresholds *th, const char *text, size_t len,
+			 const char *name, char *err, size_t errlen);
+/**
+ * rck_thresholds_parse() of the file @path (its name in messages). Returns
+ * 0, the errors of rck_thresholds_parse(), -errno when it cannot be opened
+ * or read, -EINVAL when it is not a regular file, -E2BIG past 1 MiB, or
+ * -ENOMEM; @err gets one line in every case but -ENOMEM.
+ */
+int rck_thresholds_load(struct rck_thresholds *th, const char *path, char *err, size_t errlen);
+/** Set one key. Returns 0, -ENOENT for an unknown key, -ERANGE out of range. */
+int rck_thresholds_set(struct rck_thresholds *th, const char *key, double value);
+/** Read one key. Returns 0 or -ENOENT. */
+int rck_thresholds_get(const struct rck_thresholds *th, const char *key, double *value);
+/** Name of key @i (0-based), NULL past the end. Static storage. */
+const char *rck_thresholds_key(unsigned int i);
+
+/* ---- input ---- */
+
+enum rck_link_test { RCK_LINK_TEST_BW = 0, RCK_LINK_TEST_LAT = 1, RCK_LINK_TEST_COUNT };
+enum rck_link_status {
+	RCK_LINK_OK = 0,          /**< measured */
+	RCK_LINK_FAILED = 1,      /**< the probe ran and failed */
+	RCK_LINK_UNREACHABLE = 2, /**< an end's host did not answer */
+	RCK_LINK_STATUS_COUNT
+};
+
+/** One measurement of a link: @gbps for bw; @lat_p50_us, @lat_p99_us for lat. */
+struct rck_link_meas {
+	enum rck_link_status status;
+	double gbps;
+	double lat_p50_us;
+	double lat_p99_us;
+};
+
+/** Ends of a probe: data flows from SRC to DST. */
+enum rck_link_end { RCK_LINK_SRC = 0, RCK_LINK_DST = 1 };
+
+/** Increase of neutral counter @id at one end during the first measurement. */
+struct rck_link_counter {
+	enum rck_link_end end;
+	enum rck_counter id;
+	uint64_t delta;
+};
+
+/** Most retests one sample carries. */
+#define RCK_LINK_RETEST_MAX 4
+
+/**
+ * One probed link. Set @size to sizeof(struct rck_link_sample): fields may
+ * be added at the end. NICs are the numbers rck_analysis_add_nic() gave
+ * (they name both hosts). @line_rate_gbps 0 takes the slower end's NIC
+ * rate. @retest holds the results of the link probed again alone, oldest
+ * first. @reason (may be NULL) says why a failed probe failed. @counters
+ * lists nonzero counter increases; a counter a NIC has (see struct
+ * rck_analysis_nic) and that is not listed increased by 0.
+ */
+struct rck_link_sample {
+	size_t size;
+	enum rck_link_test test;
+	unsigned int src_nic;
+	unsigned int dst_nic;
+	struct rck_link_meas meas;
+	double line_rate_gbps;
+	unsigned int n_retests;
+	struct rck_link_meas retest[RCK_LINK_RETEST_MAX];
+	const char *reason;
+	const struct rck_link_counter *counters;
+	unsigned int n_counters;
+};
+
+/**
+ * A NIC (an RDMA port) that probes ran on. Set @size as above.
+ * @line_rate_gbps 0 when unknown. @counters: bit id set when the NIC has
+ * neutral counter id (enum rck_counter); a counter it lacks is never judged.
+ */
+struct rck_analysis_nic {
+	size_t size;
+	const char *device;
+	unsigned int port;
+	double line_rate_gbps;
+	uint64_t counters;
+};
+
+/** Opaque analysis input: hosts, their NICs, link samples, thresholds. */
+struct rck_analysis;
+
+/**
+ * Create an empty input. @th (NULL: defaults) is copied. The caller owns
+ * *out (rck_analysis_free()). Returns 0 or -ENOMEM.
+ */
+int rck_analysis_new(const struct rck_thresholds *th, struct rck_analysis **out);
+void rck_analysis_free(struct rck_analysis *a);
+/**
+ * Add a host (@name copied); *@idx (may be NULL) gets its number, the order
+ * added. @inv and @delta (counter deltas of the host's ports over the
+ * check's interval) may be NULL; they are borrowed and must stay valid
+ * until @a is freed. Returns 0, -EINVAL (NULL or empty name), -EEXIST for a
+ * name already there, -ENOMEM.
+ */
+int rck_analysis_add_host(struct rck_analysis *a, const char *name, const struct rck_inventory *inv,
+			  const struct rck_delta *delta, unsigned int *idx);
+/** Mark host @host unreachable (@reason copied) or, with NULL, reachable.
+ * Returns 0, -EINVAL (unknown host), -ENOMEM. */
+int rck_analysis_set_unreachable(struct rck_analysis *a, unsigned int host, const char *reason);
+/**
+ * Add a NIC of host @host. NICs are numbered across the input in the order
+ * added; *@idx (may be NULL) gets the number. Returns 0, -EINVAL (unknown
+ * host, NULL device, port 0, @size too small), -EEXIST (the host has this
+ * device/port), -ENOMEM.
+ */
+int rck_analysis_add_nic(struct rck_analysis *a, unsigned int host,
+			 const struct rck_analysis_nic *nic, unsigned int *idx);
+/**
+ * The traffic pattern the samples were measured under: "full", "quick",
+ * "pairs" or "incast:K" (K >= 2). Incast samples are judged for lossless
+ * behaviour, not for speed. Returns 0, -EINVAL, -ENOMEM.
+ */
+int rck_analysis_set_pattern(struct rck_analysis *a, const char *pattern);
+/**
+ * Append @n samples (copied, counters included). On error nothing is added.
+ * Returns 0, -EINVAL (unknown NIC, @src_nic == @dst_nic, bad test, status,
+ * retest count or @size; counter id out of range), -ENOMEM.
+ */
+int rck_analysis_add_links(struct rck_analysis *a, const struct rck_link_sample *samples, size_t n);
+
+/** Opaque result of an analysis: verdict, findings, counts, retest list. */
+struct rck_report;
+/** One finding; owned by its report. */
+struct rck_finding;
+
+/**
+ * Judge the input (see rocecheck-thresholds(5) for every rule). @a is not
+ * changed. The caller owns *out (rck_report_free()). Health is data in the
+ * report, never an error. Returns 0 or -ENOMEM.
+ */
+int rck_analysis_run(const struct rck_analysis *a, struct rck_report **out);
+
+/**
+ * The classic half-bandwidth cause: @dev's PCIe link narrower or slower
+ * than its maximum. False when either is unknown.
+ */
+bool rck_analysis_pci_degraded(const struct rck_device *dev);
+
+/* ---- report ---- */
+
+void rck_report_free(struct rck_report *r);
+enum rck_verdict rck_report_verdict(const struct rck_report *r);
+/** Why the verdict is error (one line), NULL otherwise. */
+const char *rck_report_error(const struct rck_report *r);
+/** Findings, most severe first. */
+unsigned int rck_report_finding_count(const struct rck_report *r);
+/** Finding @i, NULL past the end. */
+const struct rck_finding *rck_report_finding(const struct rck_report *r, unsigned int i);
+/** How many findings have severity @sev (0 out of range). */
+unsigned int rck_report_severity_count(const struct rck_report *r, enum rck_severity sev);
+/** How many findings have code @code (0 out of range). */
+unsigned int rck_report_code_count(const struct rck_report *r, enum rck_finding_code code);
+
+/**
+ * Link statistics of a report. Set @size to sizeof(struct
+ * rck_report_links) before rck_report_links().
+ */
+struct rck_report_links {
+	size_t size;
+	unsigned int samples;      /**< link samples given */
+	unsigned int ok;           /**< measured (first attempt, or a retest) */
+	unsigned int failed;       /**< neither measured nor retested ok */
+	double centre_gbps;        /**< median bandwidth of first measurements; 0 none */
+	double noise_cv;           /**< robust spread (1.4826 MAD / median), as used */
+	double median_lat_us;      /**< median latency p50; 0 none */
+	unsigned int suspects;     /**< links that failed the first screen */
+	unsigned int confirmed;    /**< suspects the retests confirmed */
+	unsigned int cleared;      /**< suspects the retests cleared */
+	unsigned int inconclusive; /**< suspects undecided after link_retests_max retests */
+};
+/** Fill @out (@out->size set by the caller). Returns 0 or -EINVAL. */
+int rck_report_links(const struct rck_report *r, struct rck_report_links *out);
+
+/**
+ * Links that need a (further) retest to be decided: the coordinator probes
+ * each again alone, appends the result to the sample's retests and runs the
+ * analysis again. Count, and entry @i (0 or -EINVAL past the end).
+ */
+unsigned int rck_report_retest_count(const struct rck_report *r);
+int rck_report_retest(const struct rck_report *r, unsigned int i, enum rck_link_test *test,
+		      unsigned int *src_nic, unsigned int *dst_nic);
+
+/**
+ * Write the report. JSON (schemas/analysis.schema.json): {"schema":
+ * "rocecheck.analysis/1",
+ * "verdict","error","counts":{severity: n},"links":{...statistics},
+ * "retest":[{"test","src_nic","dst_nic"}],"findings":[{"code","severity",
+ * "entity","host","nic","peer_host","peer_nic","reason","values":{key:
+ * number}}]}. Text: a summary line, then one line per finding.
+ * Returns 0 or -errno.
+ */
+int rck_report_write(const struct rck_report *r, FILE *out, enum rck_format fmt);
+
+/* Finding attributes. Strings absent for the entity are NULL. */
+enum rck_finding_code rck_finding_code(const struct rck_finding *f);
+enum rck_severity rck_finding_severity(const struct rck_finding *f);
+enum rck_entity rck_finding_entity(const struct rck_finding *f);
+const char *rck_finding_host(const struct rck_finding *f);
+/** "device/port", e.g. "mlx5_0/1". */
+const char *rck_finding_nic(const struct rck_finding *f);
+const char *rck_finding_peer_host(const struct rck_finding *f);
+const char *rck_finding_peer_nic(const struct rck_finding *f);
+/** One line a person can act on. */
+const char *rck_finding_reason(const struct rck_finding *f);
+/** The numbers behind the finding: count, and pair @i (0 or -EINVAL). */
+unsigned int rck_finding_value_count(const struct rck_finding *f);
+int rck_finding_value(const struct rck_finding *f, unsigned int i, const char **key, double *value);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
