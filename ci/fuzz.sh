@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang under ASan/UBSan in build-fuzz and
-# runs each for a bounded number of executions (meson suite 'fuzz').
+# runs each for a bounded number of executions (meson suite 'fuzz'),
+# two at a time (each libFuzzer run is one process on one core).
 # usage: ci/fuzz.sh [RUNS]   (default 1000000 per target)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -14,4 +15,4 @@ else
 	CC=clang meson setup "$dir" "${opts[@]}" || exit 1
 fi
 ninja -C "$dir" || exit 1
-meson test -C "$dir" --suite fuzz --print-errorlogs --num-processes 1 --logbase testlog-fuzz
+meson test -C "$dir" --suite fuzz --print-errorlogs --num-processes 2 --logbase testlog-fuzz

@@ -93,5 +93,10 @@ void rck_log(const struct rck_ctx *ctx, int priority, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* Messages quote names and values from sysfs trees and snapshots of
+	 * other hosts: no control character reaches the caller's terminal. */
+	for (char *p = msg; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
 	ctx->log_fn(ctx->log_data, priority, msg);
 }

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "counters.h"
+#include "file.h"
 #include "internal.h"
 #include "sysfs.h"
 
@@ -85,15 +86,18 @@ static int read_dir(const struct rck_ctx *ctx, struct ctr_port *p, const char *d
 		 * the cached values, a setting rather than a counter. */
 		if (!strcmp(source, "hw_counters") && !strcmp(names[i], "lifespan"))
 			continue;
-		if ((size_t)snprintf(key, sizeof(key), "%s/%s", source, names[i]) >= sizeof(key) ||
-		    !*sysfs_at(path, sizeof(path), dir, "%s", names[i]))
+		if (!*sysfs_at(path, sizeof(path), dir, "%s", names[i]))
 			continue;
+		if ((size_t)snprintf(key, sizeof(key), "%s/%s", source, names[i]) >= sizeof(key)) {
+			rck_warn(ctx, "%s: name longer than %d bytes, skipped", path, CTR_KEY_MAX);
+			continue;
+		}
 		r = sysfs_read_str(path, buf, sizeof(buf));
 		if (r == -ENODATA) {
 			rck_warn(ctx, "%s: empty", path);
 			rc = ctr_raw_add(p, key, RAW_TEXT, 0, "");
 		} else if (r) {
-			rck_warn(ctx, "%s: %s", path, strerror(-r));
+			rck_warn(ctx, "%s: %s", path, rck_strerror(r));
 			rc = ctr_raw_add(p, key, RAW_UNREADABLE, 0, NULL);
 		} else {
 			/* e.g. "N/A (no PMA)": the port has no PMA to ask. */
@@ -128,7 +132,7 @@ static int read_ethernet(const struct rck_ctx *ctx, struct ctr_port *p)
 		if (rc == -ENOMEM)
 			return rc;
 		if (rc && rc != -ENOENT)
-			rck_warn(ctx, "%s: %s", path, strerror(-rc));
+			rck_warn(ctx, "%s: %s", path, rc == -EFBIG ? "larger than 4 MiB, skipped" : rck_strerror(rc));
 	}
 	return 0;
 }
@@ -243,6 +247,7 @@ RCK_EXPORT void rck_snapshot_free(struct rck_snapshot *snap)
 	for (unsigned int i = 0; i < snap->n_ports; i++)
 		ctr_port_clear(&snap->ports[i]);
 	free(snap->ports);
+	free(snap->host);
 	free(snap);
 }
 

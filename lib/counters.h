@@ -10,12 +10,24 @@
 #include "inventory.h"
 #include "rocecheck/counters.h"
 
-/* Format version of saved snapshots ("version" in the JSON). */
-#define CTR_SAVE_VERSION 1
+/* Format version of snapshot JSON ("version"): 2 writes counters from 2^63
+ * up as decimal strings and carries "host"; 1 (reals up there) still loads. */
+#define CTR_SAVE_VERSION 2
+/* Format version of delta JSON (schemas/counters-delta.schema.json). */
+#define CTR_DELTA_VERSION 1
 
-/* Longest "source/name" key and longest source description kept. */
-#define CTR_KEY_LEN 160
+/* Longest "source/name" key (longer ones are skipped with a warning, from
+ * sysfs, sidecars and loaded snapshots alike), its buffer size, the longest
+ * source description, raw text, device or netdev name and host name kept. */
+#define CTR_KEY_MAX 128
+#define CTR_KEY_LEN (CTR_KEY_MAX + 1)
 #define CTR_SRC_LEN 256
+#define CTR_TEXT_MAX 255
+#define CTR_NAME_MAX 64
+#define CTR_HOST_MAX 255
+/* Largest snapshot file loaded, and largest recorded sidecar read. */
+#define CTR_LOAD_MAX (64 << 20)
+#define CTR_SIDECAR_MAX (4 << 20)
 
 /* Text forms: label columns of neutral and of raw counters. */
 #define CTR_NEUTRAL_WIDTH 34
@@ -54,6 +66,7 @@ struct ctr_port {
 struct rck_snapshot {
 	uint64_t time_ns;   /* CLOCK_REALTIME */
 	uint64_t mono_ns;   /* CLOCK_MONOTONIC; 0 for a loaded snapshot */
+	char *host;         /* set by the caller; NULL when not known */
 	struct ctr_port *ports;
 	unsigned int n_ports;
 };
@@ -85,7 +98,8 @@ struct rck_delta {
 
 /* counters_raw.c: the per-port raw store. */
 /* Add a value: @val for RAW_OK, @text (copied) for RAW_TEXT, neither for
- * RAW_UNREADABLE. Duplicate keys keep the first added. 0 or -ENOMEM. */
+ * RAW_UNREADABLE. Duplicate keys keep the first added. 0, -ENAMETOOLONG
+ * for a key past CTR_KEY_MAX (callers skip those first), or -ENOMEM. */
 int ctr_raw_add(struct ctr_port *p, const char *key, enum raw_state state, uint64_t val,
 		const char *text);
 /* Sort and drop duplicates; call once after the last ctr_raw_add(). */
@@ -122,16 +136,22 @@ int ctr_pause_read(const struct rck_ctx *ctx, const char *ifname, struct ctr_por
 struct nl_msg;
 int ctr_pause_parse(struct nl_msg *msg, struct ctr_port *p);
 /* Recorded trees: "name: value" lines (the `ethtool -S` form) from @path
- * into "<source>/<name>". -errno when the file cannot be opened. */
+ * into "<source>/<name>". -errno when the file cannot be opened or read,
+ * -RCK_ENOTREG when it is not a regular file, -EFBIG past CTR_SIDECAR_MAX. */
 int ctr_sidecar_read(const struct rck_ctx *ctx, const char *path, const char *source,
 		     struct ctr_port *p);
+/* The parser of ctr_sidecar_read() on @len bytes of @buf (need not end in
+ * NUL); @name names the input in messages. 0 or -ENOMEM. */
+int ctr_sidecar_parse(const struct rck_ctx *ctx, const char *name, const char *buf, size_t len,
+		      const char *source, struct ctr_port *p);
+
+/* counters_io.c: rck_snapshot_load() on @len bytes of @buf; @name names the
+ * input in messages. */
+int ctr_snapshot_parse(struct rck_ctx *ctx, const char *name, const char *buf, size_t len,
+		       struct rck_snapshot **out);
 
 /* counters_io.c helpers, used by the delta writer too. */
 struct emit;
-/* A text format for one field: @indent, @label padded to @width (its '%'
- * escaped), then @value, a literal fragment holding the one %s ("%s\n"). */
-void ctr_label_fmt(char *buf, size_t len, const char *indent, const char *label, int width,
-		   const char *value);
 /* The "devices" array: ports @0..@n-1 grouped by consecutive device names
  * (@dev_name), each port written by @write_port. */
 void ctr_write_devices(struct emit *e, unsigned int n,

@@ -224,24 +224,21 @@ static void write_dval(struct emit *e, const struct rck_delta *d, const char *ke
 		       const char *label, int width, const char *indent, const struct ctr_dval *v,
 		       bool show)
 {
-	char fmt[CTR_KEY_LEN * 2 + 32];
-
 	if (!show && !emit_is_json(e))
 		return;
-	ctr_label_fmt(fmt, sizeof(fmt), indent, label, width, "%14s");
+	/* The label is printed, never made part of a format. */
+	emit_label(e, indent, label, width);
 	if (v->state == RCK_DELTA_ABSENT) {
-		strcat(fmt, "\n");
-		emit_null(e, key, fmt);
+		emit_null(e, key, "%14s\n");
 		return;
 	}
 	emit_obj_open(e, key);
 	if (v->state == RCK_DELTA_OK) {
 		emit_str(e, "state", NULL, state_names[v->state]);
-		emit_u64(e, "delta", fmt, v->delta);
+		emit_u64(e, "delta", "%14s", v->delta);
 		emit_double(e, "rate", "%16s/s\n", 1, rate_of(d, v->delta));
 	} else {
-		strcat(fmt, "\n");
-		emit_str(e, "state", fmt, state_names[v->state]);
+		emit_str(e, "state", "%14s\n", state_names[v->state]);
 		emit_null(e, "delta", NULL);
 		emit_null(e, "rate", NULL);
 	}
@@ -328,6 +325,7 @@ RCK_EXPORT int rck_delta_write(const struct rck_delta *d, FILE *out, enum rck_fo
 	if (rc)
 		return rc;
 	emit_obj_open(e, NULL);
+	emit_u64(e, "version", NULL, CTR_DELTA_VERSION);
 	emit_double(e, "seconds", "interval %s s\n", 3, d->seconds);
 	ctr_write_devices(e, d->n_ports, delta_dev, write_delta_port, &w, all);
 	emit_obj_close(e);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "counters.h"
+#include "file.h"
 #include "internal.h"
 #include "nlsock.h"
 
@@ -262,32 +263,63 @@ static int split_line(char *line, char **name, char **value)
 	return 0;
 }
 
+int ctr_sidecar_parse(const struct rck_ctx *ctx, const char *name, const char *buf, size_t len,
+		      const char *source, struct ctr_port *p)
+{
+	const char *end = buf + len;
+	char *line = NULL, *stat, *value;
+	size_t cap = 0;
+	int rc = 0;
+
+	while (!rc && buf < end) {
+		const char *nl = memchr(buf, '\n', (size_t)(end - buf));
+		size_t n = nl ? (size_t)(nl - buf) : (size_t)(end - buf);
+		char key[CTR_KEY_LEN];
+
+		if (n + 1 > cap) {
+			char *nb = realloc(line, n + 1);
+
+			if (!nb) {
+				rc = -ENOMEM;
+				break;
+			}
+			line = nb;
+			cap = n + 1;
+		}
+		memcpy(line, buf, n);
+		line[n] = '\0';
+		buf += n + (nl != NULL);
+		/* A NUL inside a line ends it: what follows is not text. */
+		if (split_line(line, &stat, &value)) {
+			if (*line && strcmp(line, "NIC statistics:"))
+				rck_dbg(ctx, "%s: line without a value ignored", name);
+			continue;
+		}
+		if ((size_t)snprintf(key, sizeof(key), "%s/%s", source, stat) >= sizeof(key)) {
+			rck_warn(ctx, "%s: a name longer than %d bytes skipped", name, CTR_KEY_MAX);
+			continue;
+		}
+		rc = ctr_raw_add_text(p, key, value);
+		if (!rc && p->raw[p->n_raw - 1].state == RAW_TEXT)
+			rck_warn(ctx, "%s: %s: not a number: '%s'", name, p->raw[p->n_raw - 1].key,
+				 p->raw[p->n_raw - 1].text);
+	}
+	free(line);
+	return rc;
+}
+
 int ctr_sidecar_read(const struct rck_ctx *ctx, const char *path, const char *source,
 		     struct ctr_port *p)
 {
-	char *line = NULL, *name, *value;
-	size_t cap = 0;
-	FILE *f;
-	int rc = 0;
+	size_t len;
+	char *buf;
+	int rc;
 
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (!rc && getline(&line, &cap, f) >= 0) {
-		char key[CTR_KEY_LEN];
-
-		if (split_line(line, &name, &value)) {
-			if (*line && strcmp(line, "NIC statistics:"))
-				rck_dbg(ctx, "%s: line without a value ignored", path);
-			continue;
-		}
-		if ((size_t)snprintf(key, sizeof(key), "%s/%s", source, name) >= sizeof(key))
-			continue;
-		rc = ctr_raw_add_text(p, key, value);
-		if (!rc && p->raw[p->n_raw - 1].state == RAW_TEXT)
-			rck_warn(ctx, "%s: %s: not a number: '%s'", path, name, value);
-	}
-	free(line);
-	fclose(f);
+	/* A recorded file: no final symlink, regular only, bounded. */
+	rc = rck_file_read(path, true, CTR_SIDECAR_MAX, &buf, &len);
+	if (rc)
+		return rc;
+	rc = ctr_sidecar_parse(ctx, path, buf, len, source, p);
+	free(buf);
 	return rc;
 }

@@ -1,5 +1,5 @@
 /* Snapshots in and out: text and JSON through the print layer, saving
- * (atomically, the JSON plus "version" and "time_ns") and loading back. */
+ * (atomically, cancellable) and loading back (bounded, regular files). */
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -7,35 +7,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "counters.h"
 #include "emit.h"
+#include "file.h"
 #include "internal.h"
-
-void ctr_label_fmt(char *buf, size_t len, const char *indent, const char *label, int width,
-		   const char *value)
-{
-	size_t o = 0;
-	int pad = width - (int)strlen(label);
-
-	/* The label becomes part of a printf format: '%' must be doubled. */
-	for (const char *s = indent; *s && o + 1 < len; s++)
-		buf[o++] = *s;
-	for (const char *s = label; *s && o + 2 < len; s++) {
-		if (*s == '%')
-			buf[o++] = '%';
-		buf[o++] = *s;
-	}
-	while (pad-- > 0 && o + 1 < len)
-		buf[o++] = ' ';
-	/* At least one space between label and value. */
-	if (o + 1 < len && o && buf[o - 1] != ' ')
-		buf[o++] = ' ';
-	buf[o] = '\0';
-	snprintf(buf + o, len - o, "%s", value);
-}
 
 void ctr_write_devices(struct emit *e, unsigned int n, const char *(*dev_name)(const void *, unsigned int),
 		       void (*write_port)(struct emit *, const void *, unsigned int, bool),
@@ -65,19 +44,19 @@ static const char *snap_dev(const void *arg, unsigned int i)
 
 static void write_neutral(struct emit *e, const struct ctr_port *p)
 {
-	char fmt[128], label[64];
+	char label[64];
 
 	emit_obj_open(e, "counters");
 	for (unsigned int id = 0; id < RCK_CTR_COUNT;) {
 		const char *name = rck_counter_name((enum rck_counter)id, NULL);
 		bool any = false;
 
-		ctr_label_fmt(fmt, sizeof(fmt), "    ", name, CTR_NEUTRAL_WIDTH, "%s\n");
 		if (id < RCK_CTR_PFC_RX_PAUSE) {
+			emit_label(e, "    ", name, CTR_NEUTRAL_WIDTH);
 			if (p->has[id])
-				emit_u64(e, name, fmt, p->val[id]);
+				emit_u64(e, name, "%s\n", p->val[id]);
 			else
-				emit_null(e, name, fmt);
+				emit_null(e, name, "%s\n");
 			id++;
 			continue;
 		}
@@ -85,18 +64,20 @@ static void write_neutral(struct emit *e, const struct ctr_port *p)
 		for (unsigned int q = 0; q < 8; q++)
 			any |= p->has[id + q];
 		if (!any) {
-			emit_null(e, name, fmt);
+			emit_label(e, "    ", name, CTR_NEUTRAL_WIDTH);
+			emit_null(e, name, "%s\n");
 			id += 8;
 			continue;
 		}
 		emit_arr_open(e, name);
 		for (unsigned int q = 0; q < 8; q++, id++) {
-			snprintf(label, sizeof(label), "%s[%u]", name, q);
-			ctr_label_fmt(fmt, sizeof(fmt), "    ", label, CTR_NEUTRAL_WIDTH, "%s\n");
-			if (p->has[id])
-				emit_u64(e, NULL, fmt, p->val[id]);
-			else
+			if (!p->has[id]) {
 				emit_null(e, NULL, NULL);
+				continue;
+			}
+			snprintf(label, sizeof(label), "%s[%u]", name, q);
+			emit_label(e, "    ", label, CTR_NEUTRAL_WIDTH);
+			emit_u64(e, NULL, "%s\n", p->val[id]);
 		}
 		emit_arr_close(e);
 	}
@@ -133,27 +114,23 @@ static void write_sources(struct emit *e, const struct ctr_port *p)
 
 static void write_raw(struct emit *e, const struct ctr_port *p)
 {
-	char fmt[CTR_KEY_LEN * 2 + 32];
-
 	if (p->n_raw)
 		emit_text(e, "    raw:\n");
 	emit_obj_open(e, "raw");
 	for (size_t i = 0; i < p->n_raw; i++) {
 		const struct ctr_raw *r = &p->raw[i];
 
+		emit_label(e, "      ", r->key, CTR_RAW_WIDTH);
 		switch (r->state) {
 		case RAW_OK:
-			ctr_label_fmt(fmt, sizeof(fmt), "      ", r->key, CTR_RAW_WIDTH, "%s\n");
-			emit_u64(e, r->key, fmt, r->val);
+			emit_u64(e, r->key, "%s\n", r->val);
 			break;
 		case RAW_TEXT:
 			/* Quoted in text, so "" and "0" stay apart from numbers. */
-			ctr_label_fmt(fmt, sizeof(fmt), "      ", r->key, CTR_RAW_WIDTH, "\"%s\"\n");
-			emit_str(e, r->key, fmt, r->text);
+			emit_str(e, r->key, "\"%s\"\n", r->text);
 			break;
 		default:
-			ctr_label_fmt(fmt, sizeof(fmt), "      ", r->key, CTR_RAW_WIDTH, "%s\n");
-			emit_null(e, r->key, fmt);
+			emit_null(e, r->key, "%s\n");
 			break;
 		}
 	}
@@ -175,7 +152,7 @@ static void write_snap_port(struct emit *e, const void *arg, unsigned int i, boo
 }
 
 static int write_snapshot(const struct rck_snapshot *snap, FILE *out, enum rck_format fmt,
-			  bool save, bool all)
+			  bool all)
 {
 	struct emit *e;
 	int rc;
@@ -186,10 +163,10 @@ static int write_snapshot(const struct rck_snapshot *snap, FILE *out, enum rck_f
 	if (rc)
 		return rc;
 	emit_obj_open(e, NULL);
-	if (save) {
-		emit_u64(e, "version", NULL, CTR_SAVE_VERSION);
-		emit_u64(e, "time_ns", NULL, snap->time_ns);
-	}
+	/* JSON: one form for -j and --save, so either can be loaded back. */
+	emit_u64(e, "version", NULL, CTR_SAVE_VERSION);
+	emit_u64(e, "time_ns", NULL, snap->time_ns);
+	emit_str(e, "host", NULL, snap->host);
 	ctr_write_devices(e, snap->n_ports, snap_dev, write_snap_port, snap, all);
 	emit_obj_close(e);
 	rc = emit_finish(e);
@@ -199,25 +176,174 @@ static int write_snapshot(const struct rck_snapshot *snap, FILE *out, enum rck_f
 
 RCK_EXPORT int rck_snapshot_write(const struct rck_snapshot *snap, FILE *out, enum rck_format fmt)
 {
-	return write_snapshot(snap, out, fmt, false, false);
+	return write_snapshot(snap, out, fmt, false);
 }
 
 RCK_EXPORT int rck_snapshot_write_all(const struct rck_snapshot *snap, FILE *out,
 				      enum rck_format fmt, bool all)
 {
-	return write_snapshot(snap, out, fmt, false, all);
+	return write_snapshot(snap, out, fmt, all);
 }
 
-static int save_fn(FILE *f, const void *arg)
+RCK_EXPORT int rck_snapshot_set_host(struct rck_snapshot *snap, const char *host)
 {
-	return write_snapshot(arg, f, RCK_FORMAT_JSON_PRETTY, true, true);
+	char *copy = NULL;
+
+	if (!snap || (host && strlen(host) > CTR_HOST_MAX))
+		return -EINVAL;
+	if (host && !(copy = strdup(host)))
+		return -ENOMEM;
+	free(snap->host);
+	snap->host = copy;
+	return 0;
+}
+
+RCK_EXPORT const char *rck_snapshot_host(const struct rck_snapshot *snap)
+{
+	return snap->host;
+}
+
+/* ---- saving ---- */
+
+static bool cancelled(const volatile sig_atomic_t *cancel)
+{
+	return cancel && *cancel;
+}
+
+/* Write @len bytes, a chunk at a time, giving up when @cancel is set. */
+static int write_all(int fd, const char *buf, size_t len, const volatile sig_atomic_t *cancel)
+{
+	while (len) {
+		ssize_t n;
+
+		if (cancelled(cancel))
+			return -ECANCELED;
+		n = write(fd, buf, len < 65536 ? len : 65536);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* The directory of @path ("." when it has none), fsynced so the rename
+ * that published the file survives a crash. */
+static int sync_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+	int fd, rc = 0;
+
+	if (!dir)
+		return -ENOMEM;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	if (fd < 0)
+		return -errno;
+	/* Some file systems cannot sync a directory; the data is safe then. */
+	if (fsync(fd) && errno != EINVAL && errno != EROFS)
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
+/* The target may be absent or a regular file; a symlink is refused
+ * (-ELOOP) rather than followed or replaced: a root-run save into a shared
+ * directory must not write where a link points. *mode gets the mode to
+ * keep. */
+static int check_target(const char *path, mode_t *mode)
+{
+	struct stat st;
+
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : -errno;
+	if (S_ISLNK(st.st_mode))
+		return -ELOOP;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	*mode = st.st_mode & 07777;
+	return 0;
+}
+
+RCK_EXPORT int rck_snapshot_save_cancellable(const struct rck_snapshot *snap, const char *path,
+					     const volatile sig_atomic_t *cancel)
+{
+	const char *slash;
+	char *json = NULL, *tmp = NULL;
+	size_t len = 0;
+	mode_t mode = 0;
+	FILE *mem;
+	int fd = -1, rc;
+
+	if (!snap || !path || !*path)
+		return -EINVAL;
+	rc = check_target(path, &mode);
+	if (rc)
+		return rc;
+	/* The whole document first: nothing touches the disk unless it was
+	 * built completely. */
+	mem = open_memstream(&json, &len);
+	if (!mem)
+		return -ENOMEM;
+	rc = write_snapshot(snap, mem, RCK_FORMAT_JSON_PRETTY, true);
+	if (fclose(mem) && !rc)
+		rc = -ENOMEM;
+	/* A hidden unique name in the target's directory, so rename() replaces
+	 * the target whole and a leftover is never taken for a snapshot.
+	 * open() with 0666 (not mkstemp's 0600): a new file gets the umask's
+	 * permissions, as any file the user writes. */
+	slash = strrchr(path, '/');
+	for (unsigned int attempt = 0; !rc && fd < 0 && attempt < 64; attempt++) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		free(tmp);
+		if (asprintf(&tmp, "%.*s.%s.tmp.%ld.%lx", slash ? (int)(slash - path + 1) : 0, path,
+			     slash ? slash + 1 : path, (long)getpid(),
+			     (unsigned long)ts.tv_nsec ^ ((unsigned long)attempt << 20)) < 0) {
+			tmp = NULL;
+			rc = -ENOMEM;
+		} else if (cancelled(cancel)) {
+			rc = -ECANCELED;
+		} else {
+			fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+			if (fd < 0 && errno != EEXIST)
+				rc = -errno;
+		}
+	}
+	if (!rc && fd < 0)
+		rc = -EEXIST;
+	if (fd >= 0) {
+		if (mode && fchmod(fd, mode))
+			rc = -errno;
+		if (!rc)
+			rc = write_all(fd, json, len, cancel);
+		if (!rc && fsync(fd))
+			rc = -errno;
+		if (close(fd) && !rc)
+			rc = -errno;
+		if (!rc && cancelled(cancel))
+			rc = -ECANCELED;
+		if (!rc && rename(tmp, path))
+			rc = -errno;
+		if (rc)
+			unlink(tmp);
+		else
+			rc = sync_dir(path);
+	}
+	free(tmp);
+	free(json);
+	return rc;
 }
 
 RCK_EXPORT int rck_snapshot_save(const struct rck_snapshot *snap, const char *path)
 {
-	if (!snap || !path || !*path)
-		return -EINVAL;
-	return rck_write_atomic(path, save_fn, snap);
+	return rck_snapshot_save_cancellable(snap, path, NULL);
 }
 
 /* ---- loading ---- */
@@ -225,7 +351,8 @@ RCK_EXPORT int rck_snapshot_save(const struct rck_snapshot *snap, const char *pa
 struct loader {
 	struct rck_ctx *ctx;
 	const char *path;
-	char where[CTR_KEY_LEN + 64];
+	char where[CTR_NAME_MAX + 64];
+	int version;
 };
 
 static int bad(struct loader *l, const char *what, const char *name)
@@ -234,9 +361,31 @@ static int bad(struct loader *l, const char *what, const char *name)
 	return -EINVAL;
 }
 
-/* A counter value: a JSON integer, or a real for values past 2^63 (jansson
- * integers are signed 64-bit, so the writer uses reals up there). */
-static int json_counter(const json_t *v, uint64_t *out)
+/* The writer's form of a value from 2^63 up: canonical decimal text. */
+static int big_decimal(const char *s, uint64_t *out)
+{
+	size_t n = strlen(s);
+	uint64_t v = 0;
+
+	if (n == 0 || n > 20 || (s[0] == '0' && n > 1))
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		unsigned int d = (unsigned char)s[i] - '0';
+
+		if (d > 9 || v > (UINT64_MAX - d) / 10)
+			return -EINVAL;
+		v = v * 10 + d;
+	}
+	if (v <= INT64_MAX)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* A counter value: a JSON integer below 2^63, a decimal string from there
+ * up (jansson integers are signed 64-bit). Version 1 files wrote reals up
+ * there: taken, rounded as they were written. */
+static int json_counter(const struct loader *l, const json_t *v, uint64_t *out)
 {
 	if (json_is_integer(v)) {
 		if (json_integer_value(v) < 0)
@@ -244,10 +393,12 @@ static int json_counter(const json_t *v, uint64_t *out)
 		*out = (uint64_t)json_integer_value(v);
 		return 0;
 	}
-	if (json_is_real(v)) {
+	if (json_is_string(v))
+		return big_decimal(json_string_value(v), out);
+	if (json_is_real(v) && l->version == 1) {
 		double d = json_real_value(v);
 
-		if (!(d >= 0) || d != floor(d))
+		if (!(d >= 0) || d != floor(d) || !isfinite(d))
 			return -EINVAL;
 		*out = d >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)d;
 		return 0;
@@ -278,13 +429,13 @@ static int load_neutral(struct loader *l, const json_t *obj, struct ctr_port *p,
 			if (!x || json_is_null(x))
 				continue;
 			if (sources) {
-				if (!json_is_string(x))
-					return bad(l, "source is not a string", name);
+				if (!json_is_string(x) || strlen(json_string_value(x)) > CTR_SRC_LEN)
+					return bad(l, "source is not a string of at most 256 bytes", name);
 				p->src[id] = strdup(json_string_value(x));
 				if (!p->src[id])
 					return -ENOMEM;
 			} else {
-				if (json_counter(x, &p->val[id]))
+				if (json_counter(l, x, &p->val[id]))
 					return bad(l, "not a counter value", name);
 				p->has[id] = true;
 			}
@@ -304,14 +455,30 @@ static int load_raw(struct loader *l, const json_t *obj, struct ctr_port *p)
 	json_object_foreach((json_t *)obj, key, v) {
 		uint64_t val;
 
-		if (json_is_string(v))
-			rc = ctr_raw_add(p, key, RAW_TEXT, 0, json_string_value(v));
-		else if (json_is_null(v))
-			rc = ctr_raw_add(p, key, RAW_UNREADABLE, 0, NULL);
-		else if (!json_counter(v, &val))
+		/* Keys and texts longer than any kernel writes are not counters
+		 * and would only swell every line printed after them. */
+		if (strlen(key) > CTR_KEY_MAX) {
+			rck_warn(l->ctx, "%s: %sraw key of %zu bytes skipped (at most %d)", l->path,
+				 l->where, strlen(key), CTR_KEY_MAX);
+			continue;
+		}
+		if (json_is_string(v) && !big_decimal(json_string_value(v), &val)) {
 			rc = ctr_raw_add(p, key, RAW_OK, val, NULL);
-		else
+		} else if (json_is_string(v)) {
+			if (strlen(json_string_value(v)) > CTR_TEXT_MAX) {
+				rck_warn(l->ctx, "%s: %s%.*s...: raw text of %zu bytes skipped (at most %d)",
+					 l->path, l->where, 32, key, strlen(json_string_value(v)),
+					 CTR_TEXT_MAX);
+				continue;
+			}
+			rc = ctr_raw_add(p, key, RAW_TEXT, 0, json_string_value(v));
+		} else if (json_is_null(v)) {
+			rc = ctr_raw_add(p, key, RAW_UNREADABLE, 0, NULL);
+		} else if (!json_counter(l, v, &val)) {
+			rc = ctr_raw_add(p, key, RAW_OK, val, NULL);
+		} else {
 			return bad(l, "not a counter value, text or null", key);
+		}
 		if (rc)
 			return rc;
 	}
@@ -328,8 +495,9 @@ static int load_port(struct loader *l, const char *dev, const json_t *jp, struct
 	if (!json_is_object(jp) || !json_is_integer(num) || json_integer_value(num) < 1 ||
 	    json_integer_value(num) > 255)
 		return bad(l, "a port without a valid \"port\" number", NULL);
-	if (nd && !json_is_null(nd) && !json_is_string(nd))
-		return bad(l, "\"netdev\" is not a string", NULL);
+	if (nd && !json_is_null(nd) && (!json_is_string(nd) || !*json_string_value(nd) ||
+					strlen(json_string_value(nd)) > CTR_NAME_MAX))
+		return bad(l, "\"netdev\" is not a name of 1 to 64 bytes", NULL);
 	p->port = (unsigned int)json_integer_value(num);
 	snprintf(l->where, sizeof(l->where), "device %s port %u: ", dev, p->port);
 	p->dev = strdup(dev);
@@ -364,6 +532,8 @@ static int load_devices(struct loader *l, const json_t *devs, struct rck_snapsho
 		if (!json_is_object(d) || !json_is_string(name) || !*json_string_value(name) ||
 		    !json_is_array(ports))
 			return bad(l, "a device without \"name\" and \"ports\"", NULL);
+		if (strlen(json_string_value(name)) > CTR_NAME_MAX)
+			return bad(l, "a device name longer than 64 bytes", NULL);
 		total += json_array_size(ports);
 	}
 	if (total > 65536)
@@ -387,28 +557,28 @@ static int load_devices(struct loader *l, const json_t *devs, struct rck_snapsho
 	return 0;
 }
 
-RCK_EXPORT int rck_snapshot_load(struct rck_ctx *ctx, const char *path, struct rck_snapshot **out)
+static int load_host(struct loader *l, const json_t *h, struct rck_snapshot *snap)
 {
-	struct loader l = { .ctx = ctx, .path = path };
+	if (!h || json_is_null(h))
+		return 0;
+	if (!json_is_string(h) || strlen(json_string_value(h)) > CTR_HOST_MAX)
+		return bad(l, "\"host\" is not a name of at most 255 bytes", NULL);
+	return rck_snapshot_set_host(snap, json_string_value(h));
+}
+
+int ctr_snapshot_parse(struct rck_ctx *ctx, const char *name, const char *buf, size_t len,
+		       struct rck_snapshot **out)
+{
+	struct loader l = { .ctx = ctx, .path = name };
 	struct rck_snapshot *snap;
 	const json_t *ver, *t;
 	json_error_t jerr;
 	json_t *root;
-	FILE *f;
 	int rc;
 
-	if (!ctx || !path || !out)
-		return -EINVAL;
-	f = fopen(path, "re");
-	if (!f) {
-		rc = -errno;
-		rck_err(ctx, "%s: %s", path, strerror(-rc));
-		return rc;
-	}
-	root = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
-	fclose(f);
+	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
-		rck_err(ctx, "%s: line %d: %s", path, jerr.line, jerr.text);
+		rck_err(ctx, "%s: line %d: %s", name, jerr.line, jerr.text);
 		return -EINVAL;
 	}
 	ver = json_object_get(root, "version");
@@ -420,11 +590,11 @@ RCK_EXPORT int rck_snapshot_load(struct rck_ctx *ctx, const char *path, struct r
 		rc = bad(&l, "not a saved snapshot (no JSON object)", NULL);
 	else if (!json_is_integer(ver))
 		rc = bad(&l, "not a saved snapshot (no \"version\")", NULL);
-	else if (json_integer_value(ver) != CTR_SAVE_VERSION)
+	else if (json_integer_value(ver) < 1 || json_integer_value(ver) > CTR_SAVE_VERSION)
 		rc = bad(&l, "unsupported snapshot version", NULL);
-	else if (json_counter(t, &snap->time_ns))
+	else if ((l.version = (int)json_integer_value(ver)), json_counter(&l, t, &snap->time_ns))
 		rc = bad(&l, "no valid \"time_ns\"", NULL);
-	else
+	else if (!(rc = load_host(&l, json_object_get(root, "host"), snap)))
 		rc = load_devices(&l, json_object_get(root, "devices"), snap);
 	json_decref(root);
 	if (rc) {
@@ -433,4 +603,28 @@ RCK_EXPORT int rck_snapshot_load(struct rck_ctx *ctx, const char *path, struct r
 	}
 	*out = snap;
 	return 0;
+}
+
+RCK_EXPORT int rck_snapshot_load(struct rck_ctx *ctx, const char *path, struct rck_snapshot **out)
+{
+	size_t len;
+	char *buf;
+	int rc;
+
+	if (!ctx || !path || !out)
+		return -EINVAL;
+	/* A snapshot may come from another host: a FIFO or device in its
+	 * place fails at once, and the size is bounded. */
+	rc = rck_file_read(path, false, CTR_LOAD_MAX, &buf, &len);
+	if (rc == -EFBIG) {
+		rck_err(ctx, "%s: larger than %d MiB, not a saved snapshot", path, CTR_LOAD_MAX >> 20);
+		return -EINVAL;
+	}
+	if (rc) {
+		rck_err(ctx, "%s: %s", path, rck_strerror(rc));
+		return rc == -RCK_ENOTREG || rc == -EISDIR ? -EINVAL : rc;
+	}
+	rc = ctr_snapshot_parse(ctx, path, buf, len, out);
+	free(buf);
+	return rc;
 }

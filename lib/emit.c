@@ -3,8 +3,10 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "emit.h"
 
@@ -123,20 +125,111 @@ void emit_arr_close(struct emit *e)
 	pop(e);
 }
 
+/* Names and values come from sysfs trees and snapshots of other hosts: in
+ * text, every byte outside printable ASCII is written as \xNN so no escape
+ * sequence reaches a terminal. A new string the caller frees, or NULL. */
+static char *escape(const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = 0;
+	char *out, *o;
+
+	for (const char *p = s; *p; p++)
+		n += (unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f ? 4 : 1;
+	out = malloc(n + 1);
+	if (!out)
+		return NULL;
+	o = out;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p < 0x20 || *p >= 0x7f) {
+			*o++ = '\\';
+			*o++ = 'x';
+			*o++ = hex[*p >> 4];
+			*o++ = hex[*p & 15];
+		} else {
+			*o++ = (char)*p;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+/* Printable ASCII: what needs no escaping (the common case, checked with
+ * one strspn() before anything is copied). */
+static const char printable[] =
+	" !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`"
+	"abcdefghijklmnopqrstuvwxyz{|}~";
+
+static bool is_clean(const char *s)
+{
+	return !s[strspn(s, printable)];
+}
+
 static void text(struct emit *e, const char *tfmt, const char *val)
 {
+	char *safe;
+
 	if (!tfmt || emit_is_json(e))
 		return;
+	if (!val)
+		val = "n/a";
+	safe = is_clean(val) ? (char *)val : escape(val);
+	if (!safe) {
+		e->err = -ENOMEM;
+		return;
+	}
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
-	fprintf(e->out, tfmt, val ? val : "n/a");
+	fprintf(e->out, tfmt, safe);
 #pragma GCC diagnostic pop
+	if (safe != val)
+		free(safe);
+}
+
+void emit_label(struct emit *e, const char *indent, const char *label, int width)
+{
+	char *safe;
+	int n;
+
+	if (emit_is_json(e))
+		return;
+	safe = is_clean(label) ? (char *)label : escape(label);
+	if (!safe) {
+		e->err = -ENOMEM;
+		return;
+	}
+	n = (int)strlen(safe);
+	/* Padded to @width, and at least one space before the value. */
+	fprintf(e->out, "%s%s%*s", indent, safe, n < width ? width - n : 1, "");
+	if (safe != label)
+		free(safe);
+}
+
+/* jansson refuses strings that are not UTF-8 (a device name in a recorded
+ * tree can be any bytes): such a string goes out with '?' for every byte
+ * past ASCII rather than failing the whole document. */
+static json_t *json_str(const char *val)
+{
+	json_t *j;
+	char *copy;
+
+	if (!val)
+		return json_null();
+	j = json_string(val);
+	if (j || !(copy = strdup(val)))
+		return j;
+	for (char *p = copy; *p; p++)
+		if ((unsigned char)*p >= 0x80)
+			*p = '?';
+	j = json_string(copy);
+	free(copy);
+	return j;
 }
 
 void emit_str(struct emit *e, const char *key, const char *tfmt, const char *val)
 {
 	if (emit_is_json(e))
-		attach(e, key, val ? json_string(val) : json_null());
+		attach(e, key, json_str(val));
 	else
 		text(e, tfmt, val);
 }
@@ -145,13 +238,14 @@ void emit_u64(struct emit *e, const char *key, const char *tfmt, uint64_t val)
 {
 	char buf[32];
 
+	snprintf(buf, sizeof(buf), "%" PRIu64, val);
 	if (emit_is_json(e)) {
-		/* jansson integers are signed 64-bit; the top half of the range
-		 * would wrap, so it goes out as a real (exact up to 2^53). */
-		attach(e, key, val > INT64_MAX ? json_real((double)val) : json_integer((json_int_t)val));
+		/* jansson integers are signed 64-bit: from 2^63 up the value
+		 * goes out exact as a decimal string (the protobuf JSON
+		 * convention), never as a rounded real. */
+		attach(e, key, val > INT64_MAX ? json_string(buf) : json_integer((json_int_t)val));
 		return;
 	}
-	snprintf(buf, sizeof(buf), "%" PRIu64, val);
 	text(e, tfmt, buf);
 }
 
@@ -171,6 +265,11 @@ void emit_double(struct emit *e, const char *key, const char *tfmt, int prec, do
 {
 	char buf[64];
 
+	/* JSON has no inf or nan (json_real() refuses them): null, "n/a". */
+	if (!isfinite(val)) {
+		emit_null(e, key, tfmt);
+		return;
+	}
 	if (emit_is_json(e)) {
 		attach(e, key, json_real(val));
 		return;

@@ -18,6 +18,9 @@ struct json_t;
  * turned into strings first; an absent value prints "n/a". In JSON an
  * absent value is null. Keys are snake_case; @key is ignored inside arrays.
  * Errors (only ENOMEM) are kept and returned by emit_finish().
+ * Text values are escaped: bytes outside printable ASCII come out as \xNN.
+ * JSON: a u64 from 2^63 up is a decimal string, a non-finite double null,
+ * a string that is not UTF-8 has '?' for its bytes past ASCII.
  */
 int emit_new(enum rck_format fmt, FILE *out, struct emit **emitp);
 /* Write the JSON document (nothing more for text). Returns 0 or -errno. */
@@ -39,6 +42,9 @@ void emit_bool(struct emit *e, const char *key, const char *tfmt, bool val);
 void emit_null(struct emit *e, const char *key, const char *tfmt);
 /* Adopt a ready JSON value (reference stolen); text form prints nothing. */
 void emit_json(struct emit *e, const char *key, struct json_t *val);
+/* Text only: @indent, then @label (escaped) padded to @width with at least
+ * one space after it; for labels that come from outside (raw keys). */
+void emit_label(struct emit *e, const char *indent, const char *label, int width);
 /* Text only: literal text, e.g. newlines and table headings. */
 void emit_text(struct emit *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <infiniband/verbs.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,20 +36,26 @@ static char *read_attr(const struct rck_ctx *ctx, const char *path)
 	return strdup(buf);
 }
 
-/* "4: ACTIVE" -> "ACTIVE"; "5: LinkUp" -> "LinkUp". */
-static char *read_state(const struct rck_ctx *ctx, const char *path)
+void inv_strip_state(char *s)
 {
-	char *s = read_attr(ctx, path), *colon;
+	char *colon = strchr(s, ':');
 
-	if (!s)
-		return NULL;
-	colon = strchr(s, ':');
 	if (colon) {
 		colon++;
 		while (*colon == ' ')
 			colon++;
 		memmove(s, colon, strlen(colon) + 1);
 	}
+}
+
+/* "4: ACTIVE" -> "ACTIVE"; "5: LinkUp" -> "LinkUp". */
+static char *read_state(const struct rck_ctx *ctx, const char *path)
+{
+	char *s = read_attr(ctx, path);
+
+	if (!s)
+		return NULL;
+	inv_strip_state(s);
 	if (!*s) {
 		free(s);
 		return NULL;
@@ -56,8 +63,10 @@ static char *read_state(const struct rck_ctx *ctx, const char *path)
 	return s;
 }
 
-/* Leading decimal of "100 Gb/sec (4X EDR)" or "16.0 GT/s PCIe". */
-static int parse_leading_double(const char *s, double *out)
+/* Leading decimal of "100 Gb/sec (4X EDR)" or "16.0 GT/s PCIe". A value
+ * that is not finite ("1e999") is refused with a warning: no rate or speed
+ * is infinite, and JSON cannot carry it. */
+int inv_parse_number(const struct rck_ctx *ctx, const char *path, const char *s, double *out)
 {
 	char *end;
 	double v;
@@ -67,19 +76,29 @@ static int parse_leading_double(const char *s, double *out)
 	v = strtod(s, &end);
 	if (end == s || v < 0)
 		return -EINVAL;
+	if (!isfinite(v)) {
+		rck_warn(ctx, "%s: '%s' is not a finite number, ignored", path, s);
+		return -ERANGE;
+	}
 	*out = v;
 	return 0;
 }
 
-static int read_uint(const char *path, unsigned int *out)
+/* An unsigned decimal attribute; text that is there but not one decimal
+ * number ("0x20": the kernel writes decimal) is refused with a warning. */
+static int read_uint(const struct rck_ctx *ctx, const char *path, unsigned int *out)
 {
 	uint64_t v;
 	int rc = sysfs_read_u64(path, &v, NULL, 0);
 
+	if (rc == -EINVAL || rc == -ERANGE)
+		rck_warn(ctx, "%s: not a decimal number, ignored", path);
 	if (rc)
 		return rc;
-	if (v > UINT_MAX)
+	if (v > UINT_MAX) {
+		rck_warn(ctx, "%s: %llu is out of range, ignored", path, (unsigned long long)v);
 		return -ERANGE;
+	}
 	*out = (unsigned int)v;
 	return 0;
 }
@@ -120,11 +139,11 @@ static void read_pci(const struct rck_ctx *ctx, const char *devdir, struct rck_p
 
 #define PCI_ATTR(name) sysfs_at(path, sizeof(path), real, name)
 	if (!sysfs_read_str(PCI_ATTR("current_link_speed"), buf, sizeof(buf)))
-		parse_leading_double(buf, &pci->speed_gts);
+		inv_parse_number(ctx, path, buf, &pci->speed_gts);
 	if (!sysfs_read_str(PCI_ATTR("max_link_speed"), buf, sizeof(buf)))
-		parse_leading_double(buf, &pci->max_speed_gts);
-	read_uint(PCI_ATTR("current_link_width"), &pci->width);
-	read_uint(PCI_ATTR("max_link_width"), &pci->max_width);
+		inv_parse_number(ctx, path, buf, &pci->max_speed_gts);
+	read_uint(ctx, PCI_ATTR("current_link_width"), &pci->width);
+	read_uint(ctx, PCI_ATTR("max_link_width"), &pci->max_width);
 	/* sysfs writes -1 for "no NUMA affinity"; that is unknown, not node 0. */
 	if (!sysfs_read_str(PCI_ATTR("numa_node"), buf, sizeof(buf)) && buf[0] != '-' &&
 	    !sysfs_parse_u64(buf, &v) && v < 4096) {
@@ -184,7 +203,7 @@ enum rck_vendor rck_device_vendor(const struct rck_device *dev)
 	return RCK_VENDOR_UNKNOWN;
 }
 
-static int parse_gid(const char *s, uint8_t raw[16])
+int inv_parse_gid(const char *s, uint8_t raw[16])
 {
 	unsigned int w[8];
 	char tail;
@@ -216,7 +235,7 @@ static int read_gid(const struct rck_ctx *ctx, const char *portdir, const char *
 	char path[PATH_LEN], buf[64];
 
 	sysfs_at(path, sizeof(path), portdir, "gids/%u", idx);
-	if (sysfs_read_str(path, buf, sizeof(buf)) || parse_gid(buf, gid->raw)) {
+	if (sysfs_read_str(path, buf, sizeof(buf)) || inv_parse_gid(buf, gid->raw)) {
 		rck_dbg(ctx, "%s: not a GID", path);
 		return -ENOENT;
 	}
@@ -303,7 +322,7 @@ static void read_netdev(const struct rck_ctx *ctx, struct rck_port *port)
 	if (!port->netdev)
 		return;
 	if (!sysfs_path(ctx, path, sizeof(path), "class/net/%s/mtu", port->netdev))
-		read_uint(path, &port->netdev_mtu);
+		read_uint(ctx, path, &port->netdev_mtu);
 	if (!sysfs_path(ctx, path, sizeof(path), "class/net/%s/operstate", port->netdev))
 		port->netdev_operstate = read_attr(ctx, path);
 }
@@ -321,7 +340,7 @@ static int read_port(const struct rck_ctx *ctx, const char *devdir, unsigned int
 	port->phys_state = read_state(ctx, PORT_ATTR("phys_state"));
 	port->link_layer = read_attr(ctx, PORT_ATTR("link_layer"));
 	if (!sysfs_read_str(PORT_ATTR("rate"), buf, sizeof(buf)) &&
-	    !parse_leading_double(buf, &port->rate_gbps))
+	    !inv_parse_number(ctx, path, buf, &port->rate_gbps))
 		port->has_rate = true;
 #undef PORT_ATTR
 	rc = read_gids(ctx, portdir, port);

@@ -67,4 +67,14 @@ enum rck_vendor {
 };
 enum rck_vendor rck_device_vendor(const struct rck_device *dev);
 
+/* The text parsers of sysfs attributes, apart from the reads (fuzzed).
+ * Leading decimal of "100 Gb/sec (4X EDR)" or "16.0 GT/s PCIe": 0,
+ * -EINVAL, or -ERANGE (warned, naming @path) when not finite. */
+struct rck_ctx;
+int inv_parse_number(const struct rck_ctx *ctx, const char *path, const char *s, double *out);
+/* A GID table entry "fe80:0000:...:0001" (39 characters): 0 or -EINVAL. */
+int inv_parse_gid(const char *s, uint8_t raw[16]);
+/* "4: ACTIVE" -> "ACTIVE" in place. */
+void inv_strip_state(char *s);
+
 #endif

@@ -49,11 +49,14 @@ static void cols_head(struct emit *e, const struct cols *c, const char *const *h
 	emit_text(e, "%s\n", heads[n - 1]);
 }
 
-/* A text-only cell of a column that is never the last one. */
+/* A text-only cell of a column that is never the last one. It holds a
+ * device name, which comes from outside: printed escaped, as every value. */
 static void text_cell(struct emit *e, const struct cols *c, int i, const char *s)
 {
-	if (c)
-		emit_text(e, "%-*s  ", c->w[i], s);
+	if (c) {
+		emit_label(e, "", s, c->w[i] + 1);
+		emit_text(e, " ");
+	}
 }
 
 static const char *tf(const struct cols *c, int i)

@@ -3,13 +3,13 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "file.h"
 #include "internal.h"
 #include "sysfs.h"
 
@@ -37,9 +37,11 @@ int sysfs_read_str(const char *path, char *buf, size_t len)
 
 	if (len == 0)
 		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Attributes are regular files: a FIFO or device planted in a
+	 * recorded tree is refused instead of blocking the open or the read. */
+	fd = rck_file_open(path, true);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	n = read(fd, buf, len - 1);
 	err = errno;
 	close(fd);
@@ -62,7 +64,8 @@ int sysfs_parse_u64(const char *s, uint64_t *val)
 	if (!isdigit((unsigned char)*s))
 		return -EINVAL;
 	errno = 0;
-	v = strtoull(s, &end, 0);
+	/* The kernel writes decimal: "010" is ten, "0x20" is not a number. */
+	v = strtoull(s, &end, 10);
 	if (errno == ERANGE)
 		return -ERANGE;
 	while (isspace((unsigned char)*end))

@@ -13,11 +13,13 @@ struct rck_ctx;
 int sysfs_path(const struct rck_ctx *ctx, char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-/* Read a whole small file (first line kept, trailing whitespace removed).
- * Returns 0, -errno from open/read, or -ENODATA when empty. */
+/* Read a whole small file (first line kept, trailing whitespace removed),
+ * at most @len - 1 bytes, with rck_file_open() (no final symlink, regular
+ * files only). Returns 0, -errno from open/read, -RCK_ENOTREG, or -ENODATA
+ * when empty. */
 int sysfs_read_str(const char *path, char *buf, size_t len);
 
-/* Read an unsigned decimal (or 0x hex) number. -EINVAL when the text is not
+/* Read an unsigned decimal number (base 10 always, as the kernel writes). -EINVAL when the text is not
  * one number (the text is then left in @raw if given, for the caller to keep). */
 int sysfs_read_u64(const char *path, uint64_t *val, char *raw, size_t rawlen);
 

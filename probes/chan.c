@@ -191,11 +191,11 @@ static int adopt_error(struct pchan *c, const struct xq_error *err, struct perr 
 	return perr_set(e, st, -EREMOTEIO, "peer %s: %s", c->peer, err->text);
 }
 
-int pchan_recv_until(struct pchan *c, enum xq_type want, uint64_t deadline, union xq_msg *m,
-		     struct perr *e)
+/* @ms is the wait the error message names: the caller's nominal timeout,
+ * not what is left of it by the time we look. */
+static int recv_until(struct pchan *c, enum xq_type want, uint64_t deadline, unsigned int ms,
+		      union xq_msg *m, struct perr *e)
 {
-	uint64_t now = pclock_ns();
-	unsigned int ms = deadline > now ? (unsigned int)((deadline - now + 999999u) / 1000000u) : 0;
 	uint16_t type;
 	int rc;
 
@@ -219,9 +219,18 @@ int pchan_recv_until(struct pchan *c, enum xq_type want, uint64_t deadline, unio
 	return 0;
 }
 
+int pchan_recv_until(struct pchan *c, enum xq_type want, uint64_t deadline, union xq_msg *m,
+		     struct perr *e)
+{
+	uint64_t now = pclock_ns();
+
+	return recv_until(c, want, deadline,
+			  deadline > now ? (unsigned int)((deadline - now + 999999u) / 1000000u) : 0, m, e);
+}
+
 int pchan_recv(struct pchan *c, enum xq_type want, union xq_msg *m, struct perr *e)
 {
-	return pchan_recv_until(c, want, pclock_after_ms(c->timeout_ms), m, e);
+	return recv_until(c, want, pclock_after_ms(c->timeout_ms), c->timeout_ms, m, e);
 }
 
 int pchan_poll(struct pchan *c, struct perr *e)

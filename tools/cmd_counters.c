@@ -2,9 +2,11 @@
  * rates over intervals, or a saved snapshot and the offline comparison. */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "commands.h"
 
@@ -30,7 +32,7 @@ const struct cli_opt counters_opts[] = {
 	{ OPT_ALL, 0, "all", NULL, "every counter, not only those with a value" },
 	{ OPT_INTERVAL, 0, "interval", "S", "deltas and rates every S seconds (0.1 to 3600)" },
 	{ OPT_COUNT, 0, "count", "N", "with --interval: N intervals (default 1)" },
-	{ OPT_SAVE, 0, "save", "FILE", "save the snapshot to FILE for a later --diff" },
+	{ OPT_SAVE, 0, "save", "FILE", "save the snapshot to FILE (- for stdout) for a later --diff" },
 	{ OPT_DIFF, 0, "diff", "OLD", "compare saved snapshot OLD with the NEW one" },
 	{ 0 }
 };
@@ -126,6 +128,9 @@ static int run_diff(struct cli *cli, const struct counters_args *a)
 			rc = EXIT_FAIL;
 		} else if (err) {
 			rc = cli_fail(cli, err, "cannot compare");
+		} else if (!rck_delta_port_count(d)) {
+			cli_msg(cli, "%s and %s have no port in common", a->diff_old, a->diff_new);
+			rc = EXIT_FAIL;
 		} else if ((err = rck_delta_write(d, stdout, cli->fmt, a->all))) {
 			rc = cli_fail(cli, err, "cannot write");
 		}
@@ -140,11 +145,17 @@ static int snapshot(struct cli *cli, const struct rck_inventory *inv, const stru
 		    struct rck_snapshot **out)
 {
 	int rc = rck_snapshot_new(cli->ctx, inv, a->target ? a->dev : NULL, a->port, out);
+	char host[256];
 
 	if (rc == -ENODEV)
 		return cli_fail(cli, rc, "%s", a->target);
 	if (rc)
 		return cli_fail(cli, rc, "cannot read the counters");
+	/* The library reads no host name: the snapshot is told where it was taken. */
+	if (!gethostname(host, sizeof(host))) {
+		host[sizeof(host) - 1] = '\0';
+		rck_snapshot_set_host(*out, host);
+	}
 	if (rck_snapshot_port_count(*out) == 0 && cli->fmt == RCK_FORMAT_TEXT)
 		cli_msg(cli, "no RDMA devices found");
 	return 0;
@@ -196,6 +207,50 @@ static int run_interval(struct cli *cli, const struct counters_args *a)
 	return rc;
 }
 
+static volatile sig_atomic_t save_signal;
+
+static void on_signal(int sig)
+{
+	save_signal = sig;
+}
+
+/* --save FILE: the library writes a temporary file and renames it; a
+ * signal sets a flag it checks, so it removes the temporary file and
+ * stops, and the process then dies of that signal as it would have. */
+static int save(struct cli *cli, const struct rck_snapshot *snap, const char *path)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa = { .sa_handler = on_signal }, old[3];
+	int err;
+
+	if (!strcmp(path, "-")) {
+		err = rck_snapshot_write_all(snap, stdout, cli->fmt == RCK_FORMAT_JSON ? cli->fmt
+							: RCK_FORMAT_JSON_PRETTY, true);
+		return err ? cli_fail(cli, err, "cannot write the snapshot") : 0;
+	}
+	sigemptyset(&sa.sa_mask);
+	/* A signal ignored by whoever started us (nohup, a background job)
+	 * stays ignored. */
+	for (int i = 0; i < 3; i++)
+		if (!sigaction(sigs[i], NULL, &old[i]) && old[i].sa_handler != SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
+	err = rck_snapshot_save_cancellable(snap, path, &save_signal);
+	for (int i = 0; i < 3; i++)
+		sigaction(sigs[i], &old[i], NULL);
+	if (save_signal)
+		raise(save_signal);
+	if (err == -ELOOP) {
+		cli_msg(cli, "cannot save to %s: a symbolic link (not followed; give the file it "
+			"points to)", path);
+		return EXIT_FAIL;
+	}
+	if (err)
+		return cli_fail(cli, err, "cannot save to %s", path);
+	if (cli->verbose)
+		cli_msg(cli, "saved %u ports to %s", rck_snapshot_port_count(snap), path);
+	return 0;
+}
+
 int cmd_counters(struct cli *cli, int argc, char **argv)
 {
 	struct counters_args a = { 0 };
@@ -213,12 +268,7 @@ int cmd_counters(struct cli *cli, int argc, char **argv)
 	if (rc)
 		return rc;
 	if (a.save) {
-		int err = rck_snapshot_save(snap, a.save);
-
-		if (err)
-			rc = cli_fail(cli, err, "cannot save to %s", a.save);
-		else if (cli->verbose)
-			cli_msg(cli, "saved %u ports to %s", rck_snapshot_port_count(snap), a.save);
+		rc = save(cli, snap, a.save);
 	} else {
 		int err = rck_snapshot_write_all(snap, stdout, cli->fmt, a.all);
 

@@ -220,6 +220,9 @@ static void test_json(void **state)
 		assert_int_equal(r.rc, 0);
 		assert_int_equal(lines(r.out), 1);
 		act = parse(r.out);
+		/* The moment and the host of the snapshot are not the fixture's. */
+		json_object_del(act, "time_ns");
+		json_object_del(act, "host");
 		snprintf(path, sizeof(path), "%s/expected/counters-%s.json", getenv("ROCECHECK_FIXTURES"),
 			 trees[i]);
 		exp = json_load_file(path, 0, &err);

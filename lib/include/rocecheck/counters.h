@@ -4,6 +4,7 @@
 #ifndef ROCECHECK_COUNTERS_H
 #define ROCECHECK_COUNTERS_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -91,6 +92,16 @@ int rck_snapshot_new(struct rck_ctx *ctx, const struct rck_inventory *inv,
 		     const char *dev, unsigned int port, struct rck_snapshot **out);
 void rck_snapshot_free(struct rck_snapshot *snap);
 
+/**
+ * Name the host the snapshot was taken on (the library reads no host name
+ * itself; the caller passes gethostname()'s). Copied; NULL clears it.
+ * Saved and loaded with the snapshot. Returns 0, -EINVAL (longer than 255
+ * bytes), -ENOMEM.
+ */
+int rck_snapshot_set_host(struct rck_snapshot *snap, const char *host);
+/** The host name set or loaded, or NULL. Owned by @snap. */
+const char *rck_snapshot_host(const struct rck_snapshot *snap);
+
 /** Wall-clock time of the snapshot (CLOCK_REALTIME, ns) as saved. */
 uint64_t rck_snapshot_time_ns(const struct rck_snapshot *snap);
 unsigned int rck_snapshot_port_count(const struct rck_snapshot *snap);
@@ -110,28 +121,49 @@ int rck_snapshot_get_raw(const struct rck_snapshot *snap, unsigned int i,
 			 const char *key, uint64_t *val);
 
 /**
- * Write the snapshot. JSON: {"devices":[{"name","ports":[{"port","netdev",
+ * Write the snapshot. JSON (schemas/counters.schema.json): {"version":2,
+ * "time_ns","host","devices":[{"name","ports":[{"port","netdev",
  * "counters":{neutral name: value or null; per-priority ones null or an
  * array of 8},"sources":{neutral name: "source/name" it came from, "a+b"
  * for sums, "key*4" for scaled},"raw":{"source/name": number, or the text
- * that was not a number, or null when unreadable}}]}]}. Values past 2^63
- * are JSON reals. Text: one block per port, neutral counters only ("n/a"
- * when absent). Returns 0 or -errno.
+ * that was not a number, or null when unreadable}}]}]}. Counter values are
+ * exact: a JSON integer below 2^63, a decimal string from 2^63 up. This is
+ * the form rck_snapshot_save() writes and rck_snapshot_load() reads. Text:
+ * one block per port, neutral counters only ("n/a" when absent), names and
+ * values from outside escaped (\xNN for bytes outside printable ASCII).
+ * Returns 0 or -errno.
  */
 int rck_snapshot_write(const struct rck_snapshot *snap, FILE *out, enum rck_format fmt);
 /** Same as rck_snapshot_write(); @all adds the raw values to the text form. */
 int rck_snapshot_write_all(const struct rck_snapshot *snap, FILE *out, enum rck_format fmt,
 			   bool all);
 /**
- * Save as JSON to @path atomically (a temporary file beside it, then
- * rename): the JSON of rck_snapshot_write() plus "version" (1) and
- * "time_ns". Returns 0 or -errno.
+ * Save the JSON of rck_snapshot_write() (indented) to @path atomically: a
+ * hidden temporary file in the same directory (".NAME.tmp.PID.X"),
+ * written, fsynced, renamed over @path, then the directory fsynced. An
+ * existing @path keeps its permission bits. @path must be absent or a
+ * regular file: a symbolic link is refused with -ELOOP (never followed
+ * nor replaced), a directory with -EISDIR, anything else with -EINVAL.
+ * Returns 0 or -errno; on error neither the temporary file nor a partial
+ * @path is left.
  */
 int rck_snapshot_save(const struct rck_snapshot *snap, const char *path);
 /**
- * Load a saved snapshot. The caller owns *out. Returns 0, -errno when the
- * file cannot be opened, -EINVAL (logged at LOG_ERR with the reason) for a
- * file that is not a saved snapshot of a known version, -ENOMEM.
+ * rck_snapshot_save() that gives up with -ECANCELED, removing its
+ * temporary file, as soon as *@cancel is non-zero (checked before the
+ * temporary file is created, between writes of 64 KiB and before the
+ * rename). A signal handler of the caller sets the flag; @cancel may be NULL.
+ */
+int rck_snapshot_save_cancellable(const struct rck_snapshot *snap, const char *path,
+				  const volatile sig_atomic_t *cancel);
+/**
+ * Load a snapshot written by rck_snapshot_save() or rck_snapshot_write()
+ * (JSON, version 1 or 2). @path is opened without blocking and must be a
+ * regular file of at most 64 MiB. Raw keys longer than 128 bytes and raw
+ * texts longer than 255 are skipped (logged at LOG_WARNING). The caller
+ * owns *out. Returns 0, -errno when the file cannot be opened, -EINVAL
+ * (logged at LOG_ERR with the reason) for a file that is not a regular
+ * file, too large, or not a snapshot of a known version, -ENOMEM.
  */
 int rck_snapshot_load(struct rck_ctx *ctx, const char *path, struct rck_snapshot **out);
 
@@ -177,10 +209,12 @@ enum rck_delta_state rck_delta_get(const struct rck_delta *d, unsigned int i, en
 enum rck_delta_state rck_delta_get_raw(const struct rck_delta *d, unsigned int i, const char *key,
 				       uint64_t *delta, double *rate);
 /**
- * Write deltas and rates. JSON: {"seconds","devices":[{"name","ports":
+ * Write deltas and rates. JSON (schemas/counters-delta.schema.json):
+ * {"version":1,"seconds","devices":[{"name","ports":
  * [{"port","netdev","counters":{name: null when absent, else {"state":
  * "ok"|"saturated"|"reset","delta","rate"} (delta and rate null unless
- * ok)},"raw":{"source/name": the same}}]}]}. @all false: the text form
+ * ok; delta exact as in snapshots: an integer below 2^63, else a decimal
+ * string)},"raw":{"source/name": the same}}]}]}. @all false: the text form
  * shows only counters that changed, saturated or reset, and the JSON raw
  * object only those (the JSON neutral counters are always all there).
  * Returns 0 or -errno.
