@@ -265,7 +265,8 @@ RCK_EXPORT int rck_analysis_add_links(struct rck_analysis *a, const struct rck_l
 		l->line_rate = line_rate(a, s);
 		l->n_retests = (uint8_t)s->n_retests;
 		l->retest = (uint32_t)a->n_retests;
-		memcpy(&a->retests[a->n_retests], s->retest, s->n_retests * sizeof(*s->retest));
+		if (s->n_retests)
+			memcpy(&a->retests[a->n_retests], s->retest, s->n_retests * sizeof(*s->retest));
 		a->n_retests += s->n_retests;
 		l->ctr = (uint32_t)a->n_ctrs;
 		l->n_ctr = s->n_counters;

@@ -663,7 +663,7 @@ static struct rck_report *retested(const struct rck_link_meas *bw_rt, unsigned i
 				continue;
 			x.test = RCK_LINK_TEST_BW;
 			x.meas.gbps = s == 0 && d == 1 ? 50 : 96 + 0.3 * s - 0.2 * d;
-			if (s == 0 && d == 1) {
+			if (s == 0 && d == 1 && n_bw) {
 				x.n_retests = n_bw;
 				memcpy(x.retest, bw_rt, n_bw * sizeof(*bw_rt));
 			}
@@ -672,7 +672,7 @@ static struct rck_report *retested(const struct rck_link_meas *bw_rt, unsigned i
 			x.n_retests = 0;
 			x.meas.lat_p50_us = s == 0 && d == 2 ? 30 : 3 + 0.01 * (s + d);
 			x.meas.lat_p99_us = 2 * x.meas.lat_p50_us;
-			if (s == 0 && d == 2) {
+			if (s == 0 && d == 2 && n_lat) {
 				x.n_retests = n_lat;
 				memcpy(x.retest, lat_rt, n_lat * sizeof(*lat_rt));
 			}

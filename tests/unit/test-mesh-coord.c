@@ -40,6 +40,16 @@
 #endif
 #define N 4
 
+/* Under the valgrind test setup (which sets ROCECHECK_WRAP) everything runs
+ * many times slower: longer deadlines, fewer sessions, and a killed agent
+ * may take its neighbours' probes past their deadlines. */
+static bool under_valgrind(void)
+{
+	const char *w = getenv("ROCECHECK_WRAP");
+
+	return w && strstr(w, "valgrind");
+}
+
 static struct rck_ctx *new_ctx(unsigned int timeout_ms)
 {
 	struct rck_ctx *ctx;
@@ -48,7 +58,7 @@ static struct rck_ctx *new_ctx(unsigned int timeout_ms)
 
 	assert_int_equal(rck_ctx_new(&ctx), 0);
 	rck_ctx_set_log_priority(ctx, 0);
-	rck_ctx_set_timeout_ms(ctx, timeout_ms);
+	rck_ctx_set_timeout_ms(ctx, under_valgrind() ? timeout_ms * 5 : timeout_ms);
 	/* Agents describe a recorded host, never this machine. */
 	snprintf(root, sizeof(root), "%s/sysfs/empty", fx ? fx : "tests/fixtures");
 	rck_ctx_set_sysfs_root(ctx, root);
@@ -293,7 +303,7 @@ static void test_killed_mid_sweep(void **state)
 		rck_mesh_get_nic(m, src, &(struct rck_mesh_nic){ .size = sizeof(struct rck_mesh_nic) }, &hs);
 		rck_mesh_get_nic(m, dst, &(struct rck_mesh_nic){ .size = sizeof(struct rck_mesh_nic) }, &hd);
 		rck_mesh_cell_meas(m, i, 0, &meas);
-		if (hs != h && hd != h)
+		if (hs != h && hd != h && !under_valgrind())
 			assert_int_equal(meas.status, RCK_MESH_OK);
 	}
 	assert_true(count_status(m, RCK_MESH_UNREACHABLE) >= 1);
@@ -484,6 +494,7 @@ static long rss_kib(void)
 static void test_sessions_flat(void **state)
 {
 	struct rck_ctx *ctx = new_ctx(2000);
+	int sessions = under_valgrind() ? 50 : 2000;
 	struct inproc ip;
 	unsigned int fds;
 	long rss;
@@ -494,10 +505,10 @@ static void test_sessions_flat(void **state)
 		session(rck_agent_port(ip.a));
 	fds = fd_count();
 	rss = rss_kib();
-	for (int i = 0; i < 2000; i++)
+	for (int i = 0; i < sessions; i++)
 		session(rck_agent_port(ip.a));
 	assert_int_equal(fd_count(), fds);
-	if (!SANITIZED && rss_kib() - rss > 1024)
+	if (!SANITIZED && !under_valgrind() && rss_kib() - rss > 1024)
 		fail_msg("RSS grew from %ld to %ld KiB over 2000 sessions", rss, rss_kib());
 	inproc_stop(&ip);
 	rck_ctx_free(ctx);
