@@ -58,6 +58,11 @@ int dcb_vendor_push(struct rck_dcb *d, const char *name, const char *value);
 /* Trust mode from the vendor knob, else from the APP table (the mlx5 rule). */
 void dcb_derive_trust(struct rck_dcb *d);
 bool dcb_app_has(const struct rck_dcb *d, uint8_t sel, uint16_t proto, uint8_t prio);
+/* A deep copy (apps, vendor knobs, trust); NULL when out of memory. */
+struct rck_dcb *dcb_dup(const struct rck_dcb *d);
+/* Trust as another host derived it: @mode "dscp", "pcp" or "unknown",
+ * @from copied (cut to fit). -EINVAL for any other mode. */
+int dcb_set_trust(struct rck_dcb *d, const char *mode, const char *from);
 
 /* dcbnl (dcbnl.c). Parse an RTM_GETDCB/DCB_CMD_IEEE_GET reply into @d:
  * features absent from the reply are marked -EOPNOTSUPP. */
@@ -118,6 +123,14 @@ int dcb_diff_add(struct rck_dcb_diff *d, const char *field, const char *want, co
 int dcb_state_save(const struct rck_dcb *d, const char *path);
 int dcb_state_load(const char *path, struct rck_dcb **out);
 int dcb_state_parse(const char *buf, size_t len, struct rck_dcb **out);
+/* One port object of `show` (no "schema" key needed) as it appears inside
+ * other documents (the sweep result's hosts); vendor knobs and trust kept. */
+int dcb_port_from_json(const struct json_t *obj, struct rck_dcb **out);
+/* A `rocedcb show -j` document (or one state file): its ports. The caller
+ * frees each and the array. -EINVAL, -ENOMEM. */
+int dcb_show_parse(const char *buf, size_t len, struct rck_dcb ***out, size_t *n);
+/* One port object inside a document being emitted (an array member). */
+void dcb_emit_port(struct emit *e, const struct rck_dcb *d);
 /* One port object (the state file's content). */
 int dcb_write_port(const struct rck_dcb *d, enum rck_format fmt, FILE *out);
 

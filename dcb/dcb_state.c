@@ -78,6 +78,52 @@ bool dcb_app_has(const struct rck_dcb *d, uint8_t sel, uint16_t proto, uint8_t p
 	return false;
 }
 
+struct rck_dcb *dcb_dup(const struct rck_dcb *s)
+{
+	struct rck_dcb *d = dcb_alloc(s->ifname);
+
+	if (!d)
+		return NULL;
+	memcpy(d->err, s->err, sizeof(d->err));
+	d->pfc = s->pfc;
+	d->ets = s->ets;
+	d->maxrate = s->maxrate;
+	d->buffer = s->buffer;
+	d->dcbx = s->dcbx;
+	d->rdma_port = s->rdma_port;
+	d->roce_tos = s->roce_tos;
+	memcpy(d->roce_mode, s->roce_mode, sizeof(d->roce_mode));
+	if (s->rdma_dev && !(d->rdma_dev = strdup(s->rdma_dev)))
+		goto fail;
+	for (size_t i = 0; i < s->n_apps; i++)
+		if (dcb_app_push(d, s->apps[i].selector, s->apps[i].protocol, s->apps[i].priority))
+			goto fail;
+	for (size_t i = 0; i < s->n_vendor; i++)
+		if (dcb_vendor_push(d, s->vendor[i].name, s->vendor[i].value))
+			goto fail;
+	if (s->trust && dcb_set_trust(d, s->trust, s->trust_from ? s->trust_from : ""))
+		goto fail;
+	return d;
+fail:
+	rck_dcb_free(d);
+	return NULL;
+}
+
+int dcb_set_trust(struct rck_dcb *d, const char *mode, const char *from)
+{
+	static const char *const modes[] = { "dscp", "pcp", "unknown" };
+
+	for (size_t i = 0; i < RCK_ARRAY_SIZE(modes); i++) {
+		if (strcmp(mode, modes[i]))
+			continue;
+		d->trust = modes[i];
+		snprintf(d->trust_buf, sizeof(d->trust_buf), "%s", from);
+		d->trust_from = d->trust_buf;
+		return 0;
+	}
+	return -EINVAL;
+}
+
 void dcb_derive_trust(struct rck_dcb *d)
 {
 	size_t dscp = 0;

@@ -281,6 +281,7 @@ static void write_state(struct emit *e, const struct rck_dcb *d, const char *sch
 		emit_str(e, d->vendor[i].name, "%s\n", d->vendor[i].value);
 	}
 	emit_obj_close(e);
+	emit_obj_close(e); /* the port: a second one in `show` is its sibling */
 }
 
 int dcb_emit_doc(enum rck_format fmt, FILE *out, void (*fn)(struct emit *e, const void *arg),
@@ -298,6 +299,11 @@ int dcb_emit_doc(enum rck_format fmt, FILE *out, void (*fn)(struct emit *e, cons
 	rc = emit_finish(e);
 	emit_free(e);
 	return rc;
+}
+
+void dcb_emit_port(struct emit *e, const struct rck_dcb *d)
+{
+	write_state(e, d, NULL);
 }
 
 static void port_doc(struct emit *e, const void *arg)

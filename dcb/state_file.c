@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -102,6 +103,13 @@ static int load_pfc(json_t *o, struct rck_dcb *d)
 		return -EINVAL;
 	d->pfc.pfc_cap = (uint8_t)n;
 	d->pfc.mbc = json_is_true(json_object_get(o, "mbc"));
+	/* The counters, when written (a restore has no use for them). */
+	if (json_object_get(o, "requests") &&
+	    get_arr(o, "requests", d->pfc.requests, 8, UINT64_MAX))
+		return -EINVAL;
+	if (json_object_get(o, "indications") &&
+	    get_arr(o, "indications", d->pfc.indications, 8, UINT64_MAX))
+		return -EINVAL;
 	return 0;
 }
 
@@ -203,8 +211,36 @@ static int load_root(json_t *root, struct rck_dcb *d)
 	return 0;
 }
 
-static int from_json(json_t *root, struct rck_dcb **out)
+/* Vendor knobs and the trust as the reading host derived it; absent ones
+ * are left (trust is then derived here). */
+static int load_vendor_trust(json_t *root, struct rck_dcb *d)
 {
+	json_t *vendor = json_object_get(root, "vendor"), *trust = json_object_get(root, "trust"), *v;
+	const char *key, *mode, *from;
+	int rc;
+
+	if (vendor && !json_is_object(vendor))
+		return -EINVAL;
+	json_object_foreach(vendor, key, v) {
+		if (!json_is_string(v) || d->n_vendor >= 64)
+			return -EINVAL;
+		rc = dcb_vendor_push(d, key, json_string_value(v));
+		if (rc)
+			return rc;
+	}
+	dcb_derive_trust(d);
+	if (!trust)
+		return 0;
+	mode = json_string_value(json_object_get(trust, "mode"));
+	from = json_string_value(json_object_get(trust, "derived_from"));
+	if (!mode || !from)
+		return -EINVAL;
+	return dcb_set_trust(d, mode, from);
+}
+
+static int from_json(const json_t *croot, bool need_schema, struct rck_dcb **out)
+{
+	json_t *root = (json_t *)croot;
 	const char *ifname, *dev, *schema;
 	struct rck_dcb *d;
 	uint64_t port = 0;
@@ -212,7 +248,7 @@ static int from_json(json_t *root, struct rck_dcb **out)
 
 	ifname = json_string_value(json_object_get(root, "interface"));
 	schema = json_string_value(json_object_get(root, "schema"));
-	if (!json_is_object(root) || !schema || strcmp(schema, "rocedcb.state/1") ||
+	if (!json_is_object(root) || (need_schema && (!schema || strcmp(schema, "rocedcb.state/1"))) ||
 	    !ifname || !*ifname || strlen(ifname) >= IF_NAMESIZE)
 		return -EINVAL;
 	d = dcb_alloc(ifname);
@@ -226,12 +262,59 @@ static int from_json(json_t *root, struct rck_dcb **out)
 		d->rdma_port = (unsigned int)port;
 	}
 	rc = (dev && !d->rdma_dev) ? -ENOMEM : load_root(root, d);
+	if (!rc)
+		rc = load_vendor_trust(root, d);
 	if (rc) {
 		rck_dcb_free(d);
 		return rc;
 	}
-	dcb_derive_trust(d);
 	*out = d;
+	return 0;
+}
+
+int dcb_port_from_json(const json_t *obj, struct rck_dcb **out)
+{
+	*out = NULL;
+	return from_json(obj, false, out);
+}
+
+int dcb_show_parse(const char *buf, size_t len, struct rck_dcb ***out, size_t *n)
+{
+	json_error_t jerr;
+	json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr), *ports, *p;
+	struct rck_dcb **v = NULL;
+	size_t i, k = 0;
+	int rc = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!root)
+		return -EINVAL;
+	ports = json_object_get(root, "ports");
+	if (!ports) { /* one state file */
+		v = calloc(1, sizeof(*v));
+		rc = !v ? -ENOMEM : from_json(root, true, &v[0]);
+		k = !rc;
+	} else if (!json_is_array(ports) || json_array_size(ports) > 256) {
+		rc = -EINVAL;
+	} else if (json_array_size(ports) && !(v = calloc(json_array_size(ports), sizeof(*v)))) {
+		rc = -ENOMEM;
+	} else {
+		json_array_foreach(ports, i, p) {
+			if ((rc = from_json(p, false, &v[k])))
+				break;
+			k++;
+		}
+	}
+	json_decref(root);
+	if (rc) {
+		for (i = 0; i < k; i++)
+			rck_dcb_free(v[i]);
+		free(v);
+		return rc;
+	}
+	*out = v;
+	*n = k;
 	return 0;
 }
 
@@ -244,7 +327,7 @@ int dcb_state_parse(const char *buf, size_t len, struct rck_dcb **out)
 	*out = NULL;
 	if (!root)
 		return -EINVAL;
-	rc = from_json(root, out);
+	rc = from_json(root, true, out);
 	json_decref(root);
 	return rc;
 }
@@ -258,7 +341,7 @@ int dcb_state_load(const char *path, struct rck_dcb **out)
 	*out = NULL;
 	if (!root)
 		return access(path, R_OK) ? -errno : -EINVAL;
-	rc = from_json(root, out);
+	rc = from_json(root, true, out);
 	json_decref(root);
 	return rc;
 }

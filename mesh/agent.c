@@ -33,6 +33,7 @@ struct rck_agent {
 	uint8_t key[RCK_KEY_MAX];
 	size_t key_len;
 	char *bind_addr;
+	char *dcb_file;
 	int lfd;
 	unsigned int port;
 	volatile sig_atomic_t stop;
@@ -114,6 +115,11 @@ RCK_EXPORT int rck_agent_new(struct rck_ctx *ctx, const struct rck_agent_opts *o
 		return -ENOMEM;
 	}
 	a->o.bind_addr = a->bind_addr;
+	if (o->dcb_file && !(a->dcb_file = strdup(o->dcb_file))) {
+		rck_agent_free(a);
+		return -ENOMEM;
+	}
+	a->o.dcb_file = a->dcb_file;
 	rc = psock_listen(a->bind_addr, o->port, &a->lfd, &a->port);
 	if (rc) {
 		rck_err(ctx, "agent: cannot listen on %s port %u: %s", o->bind_addr ? o->bind_addr : "*",
@@ -133,6 +139,7 @@ RCK_EXPORT void rck_agent_free(struct rck_agent *a)
 		close(a->lfd);
 	memset(a->key, 0, sizeof(a->key));
 	free(a->bind_addr);
+	free(a->dcb_file);
 	free(a);
 }
 
@@ -147,19 +154,24 @@ RCK_EXPORT void rck_agent_stop(struct rck_agent *a)
 		a->stop = 1;
 }
 
-/* Send one reply; workers and the main thread share the socket. */
+/* Send one encoded reply; workers and the main thread share the socket. */
+static int send_reply(struct session *s, uint16_t type, const uint8_t *buf, size_t len)
+{
+	int rc;
+
+	pthread_mutex_lock(&s->wlock);
+	rc = wire_send(s->fd, &ag_proto, type, buf, len,
+		       wire_now_ns() + (uint64_t)(s->a->o.request_s * 1e9));
+	pthread_mutex_unlock(&s->wlock);
+	return rc;
+}
+
 static int reply(struct session *s, const struct ag_msg *m, uint8_t *buf)
 {
 	size_t len;
 	int rc = ag_encode(m, buf, AG_MAX_PAYLOAD, &len);
 
-	if (rc)
-		return rc;
-	pthread_mutex_lock(&s->wlock);
-	rc = wire_send(s->fd, &ag_proto, m->type, buf, len,
-		       wire_now_ns() + (uint64_t)(s->a->o.request_s * 1e9));
-	pthread_mutex_unlock(&s->wlock);
-	return rc;
+	return rc ? rc : send_reply(s, m->type, buf, len);
 }
 
 static int reply_error(struct session *s, uint32_t id, uint32_t status, const char *text)
@@ -258,7 +270,8 @@ static int handle(struct session *s, const struct wire_frame *f)
 	int rc = ag_decode(f->h.type, f->payload, f->h.length, m);
 
 	if (rc || f->h.type == AG_ERROR || f->h.type == AG_HOST || f->h.type == AG_COUNTERS ||
-	    f->h.type == AG_SERVING || f->h.type == AG_SERVED || f->h.type == AG_RESULT) {
+	    f->h.type == AG_SERVING || f->h.type == AG_SERVED || f->h.type == AG_RESULT ||
+	    f->h.type == AG_DCB) {
 		rck_warn(s->a->ctx, "agent: %s: %s %s request (type %u), closing", s->peer,
 			 rc ? "malformed" : "unexpected", ag_type_name(f->h.type), f->h.type);
 		return -EBADMSG;
@@ -278,6 +291,14 @@ static int handle(struct session *s, const struct wire_frame *f)
 			return reply_error(s, id, RCK_PROBE_SYSTEM, why) ? -EPIPE : 0;
 		}
 		return reply(s, m, s->out) ? -EPIPE : 0;
+	}
+	case AG_DCB_GET: {
+		size_t len;
+
+		rc = agent_dcb(s->a->ctx, &s->a->o, m->id, s->out, AG_MAX_PAYLOAD, &len);
+		if (rc)
+			return reply_error(s, m->id, RCK_PROBE_SYSTEM, "cannot encode the DCB state") ? -EPIPE : 0;
+		return send_reply(s, AG_DCB, s->out, len) ? -EPIPE : 0;
 	}
 	case AG_SNAPSHOT:
 		req = malloc(sizeof(*req));

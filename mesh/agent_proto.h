@@ -4,6 +4,7 @@
 #ifndef RCK_MESH_AGENT_PROTO_H
 #define RCK_MESH_AGENT_PROTO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,7 +32,14 @@ enum ag_type {
 	AG_RUN = 9,      /* run a probe toward a peer's listener */
 	AG_RESULT = 10,  /* its result with both ends' counter deltas */
 	AG_CLOSE = 11,   /* the coordinator is done */
+	AG_DCB_GET = 12, /* -> the DCB state of the host's RDMA netdevs */
+	AG_DCB = 13,     /* status, text (why not read), one AG_A_DCB_PORT nest per netdev */
+	AG_TYPE_MAX = AG_DCB
 };
+
+/* AG_DCB's port nests: a type above every plain attribute. */
+#define AG_A_DCB_PORT 64
+#define AG_MAX_DCB_PORTS 256
 
 /* AG_ERROR status beyond enum rck_probe_status. */
 #define AG_ERR_BUSY 0x100   /* another coordinator's session runs */
@@ -86,5 +94,24 @@ int ag_encode(const struct ag_msg *m, uint8_t *buf, size_t cap, size_t *len);
  * skipped. */
 int ag_decode(uint16_t type, const uint8_t *p, size_t len, struct ag_msg *m);
 const char *ag_type_name(uint16_t type);
+
+struct rck_dcb;
+
+/* An AG_DCB decoded: the ports (owned, ag_dcb_clear()) or, with @failed,
+ * the agent's reason in @error. */
+struct ag_dcb {
+	uint32_t id;
+	bool failed;
+	char error[AG_TEXT_MAX];
+	struct rck_dcb **ports;
+	size_t n;
+};
+
+/* Encode an AG_DCB with @n ports, or with @error (then @n 0): 0, -ENOBUFS. */
+int ag_dcb_encode(uint32_t id, const struct rck_dcb *const *ports, size_t n, const char *error,
+		  uint8_t *buf, size_t cap, size_t *len);
+/* Decode an AG_DCB payload: 0, -EBADMSG (malformed or out of range), -ENOMEM. */
+int ag_dcb_decode(const uint8_t *p, size_t len, struct ag_dcb *out);
+void ag_dcb_clear(struct ag_dcb *d);
 
 #endif

@@ -18,6 +18,11 @@ void agent_snapshot(struct rck_ctx *ctx, const struct ag_msg *req, struct ag_msg
  * with one line in @why. */
 int agent_check_probe(const struct ag_msg *req, const struct rck_agent_opts *o, char *why,
 		      size_t len);
+/* Encode the AG_DCB reply to request @id into @buf: the state of every
+ * netdev with an RDMA port (or of @o->dcb_file), or why it cannot be read.
+ * 0, or -errno when no reply could be encoded. */
+int agent_dcb(struct rck_ctx *ctx, const struct rck_agent_opts *o, uint32_t id, uint8_t *buf,
+	      size_t cap, size_t *len);
 /* Run the probe of an AG_RUN and send its AG_RESULT. */
 void agent_run_probe(struct rck_ctx *ctx, const struct ag_msg *req, struct ag_msg *scratch,
 		     agent_send_fn send, void *arg);

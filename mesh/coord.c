@@ -27,7 +27,7 @@
 #define CLOSE_NS 200000000ull
 #define INBUF 65536
 
-enum hstate { H_CONNECTING, H_CHALLENGE, H_AUTH_OK, H_DESCRIBE, H_READY, H_DEAD };
+enum hstate { H_CONNECTING, H_CHALLENGE, H_AUTH_OK, H_DESCRIBE, H_DCB, H_READY, H_DEAD };
 
 struct host {
 	const struct coord_host *cfg;
@@ -450,7 +450,7 @@ static void handshake_frame(struct sweep *s, struct host *h, const struct wire_f
 	size_t len;
 	int rc;
 
-	if (f->h.type == AG_ERROR) {
+	if (f->h.type == AG_ERROR && h->st != H_DCB) {
 		rc = ag_decode(f->h.type, f->payload, f->h.length, s->msg);
 		host_dead(s, h, "agent refused: %s", rc ? "malformed error" : s->msg->text);
 		return;
@@ -489,6 +489,23 @@ static void handshake_frame(struct sweep *s, struct host *h, const struct wire_f
 		}
 		if (add_nics(s, h, s->msg)) {
 			host_dead(s, h, "%s", "its NICs do not fit the result");
+			return;
+		}
+		h->st = H_READY;
+		if (!s->c->dcb)
+			return;
+		memset(s->msg, 0, sizeof(*s->msg));
+		s->msg->type = AG_DCB_GET;
+		send_msg(s, h, s->msg);
+		h->st = H_DCB;
+		return;
+	case H_DCB: /* an agent's refusal is noted, not fatal */
+		rc = f->h.type == AG_DCB ? coord_dcb_reply(s->m, (unsigned int)(h - s->h), f->payload, f->h.length)
+		     : f->h.type == AG_ERROR && !ag_decode(f->h.type, f->payload, f->h.length, s->msg)
+			 ? rck_mesh_host_set_dcb(s->m, (unsigned int)(h - s->h), NULL, 0, s->msg->text)
+			 : -EBADMSG;
+		if (rc) {
+			host_dead(s, h, "%s", "malformed DCB state");
 			return;
 		}
 		h->st = H_READY;

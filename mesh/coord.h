@@ -43,6 +43,10 @@ struct rck_mesh_config {
 	rck_mesh_suspect_fn suspect;
 	void *suspect_data;
 	atomic_int cancel;
+	bool dcb;          /* ask each agent for its DCB state (coord_dcb.c) */
 };
+
+/* Keep host @h's AG_DCB reply (@p, @len: its payload) in @m: 0, -EBADMSG, -ENOMEM. */
+int coord_dcb_reply(struct rck_mesh *m, unsigned int h, const uint8_t *p, size_t len);
 
 #endif

@@ -3,6 +3,8 @@
 #ifndef RCK_MESH_RESULT_H
 #define RCK_MESH_RESULT_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "rocecheck/mesh.h"
@@ -44,7 +46,16 @@ struct mesh_host {
 	char *unreachable;
 	uint32_t *nics;
 	unsigned int n_nics;
+	/* DCB state of its RDMA netdevs (result_dcb.c): collected or not,
+	 * and why the agent could not read it. */
+	bool has_dcb;
+	char *dcb_error;
+	struct rck_dcb **dcb;
+	size_t n_dcb;
 };
+
+/* Free host @h's DCB state (result_dcb.c). */
+void mesh_host_dcb_clear(struct mesh_host *h);
 
 struct rck_mesh {
 	struct strset names;     /* host names, index = host number */

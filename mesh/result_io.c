@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../dcb/dcb_internal.h"
 #include "emit.h"
 #include "internal.h"
 #include "result.h"
@@ -107,6 +108,26 @@ static void write_nic(struct emit *e, const struct rck_mesh *m, unsigned int i)
 	emit_obj_close(e);
 }
 
+/* The host's DCB state, left out when not collected (results of sweeps
+ * that did not ask stay as they were). */
+static void write_dcb(struct emit *e, const struct mesh_host *h)
+{
+	if (!h->has_dcb)
+		return;
+	emit_obj_open(e, "dcb");
+	if (h->dcb_error)
+		emit_str(e, "error", "  dcb: not read: %s\n", h->dcb_error);
+	else
+		emit_null(e, "error", h->n_dcb ? NULL : "  dcb: no RDMA netdev\n");
+	emit_arr_open(e, "ports");
+	for (size_t i = 0; i < h->n_dcb; i++) {
+		emit_text(e, "  dcb ");
+		dcb_emit_port(e, h->dcb[i]);
+	}
+	emit_arr_close(e);
+	emit_obj_close(e);
+}
+
 static int write_hosts(struct emit *e, const struct rck_mesh *m)
 {
 	bool *anywhere, *here;
@@ -138,6 +159,7 @@ static int write_hosts(struct emit *e, const struct rck_mesh *m)
 		for (unsigned int i = 0; i < m->hosts[h].n_nics; i++)
 			write_nic(e, m, m->hosts[h].nics[i]);
 		emit_arr_close(e);
+		write_dcb(e, &m->hosts[h]);
 		emit_obj_close(e);
 	}
 	emit_arr_close(e);
@@ -326,6 +348,45 @@ static int load_nic(struct loader *l, struct rck_mesh *m, unsigned int h, const 
 	return rc;
 }
 
+/* "dcb": null (not collected) or {"error", "ports": [port objects]}. */
+static int load_dcb(struct loader *l, struct rck_mesh *m, unsigned int h, const json_t *jd)
+{
+	const json_t *ports = json_object_get(jd, "ports"), *p;
+	struct rck_dcb **v = NULL;
+	const char *error;
+	size_t i, n = 0;
+	int rc;
+
+	if (!jd || json_is_null(jd))
+		return 0;
+	if (!json_is_object(jd) || !json_is_array(ports) || json_array_size(ports) > 256)
+		return bad(l, "\"dcb\" needs \"ports\", an array of at most 256");
+	if ((rc = opt_str(l, jd, "error", &error)))
+		return rc;
+	if (error && json_array_size(ports))
+		return bad(l, "dcb: ports and an error");
+	if (json_array_size(ports) && !(v = calloc(json_array_size(ports), sizeof(*v))))
+		return -ENOMEM;
+	json_array_foreach(ports, i, p) {
+		rc = dcb_port_from_json(p, &v[n]);
+		if (rc) {
+			if (rc == -EINVAL) {
+				snprintf(l->where + strlen(l->where), sizeof(l->where) - strlen(l->where),
+					 "dcb.ports[%zu]: ", i);
+				rc = bad(l, "not a DCB port state (rocedcb show)");
+			}
+			break;
+		}
+		n++;
+	}
+	if (!rc)
+		rc = rck_mesh_host_set_dcb(m, h, (const struct rck_dcb *const *)v, n, error);
+	for (i = 0; i < n; i++)
+		rck_dcb_free(v[i]);
+	free(v);
+	return rc;
+}
+
 static int load_hosts(struct loader *l, struct rck_mesh *m, const json_t *hosts)
 {
 	const json_t *jh, *jn;
@@ -359,6 +420,10 @@ static int load_hosts(struct loader *l, struct rck_mesh *m, const json_t *hosts)
 			if (rc)
 				return rc;
 		}
+		snprintf(l->where, sizeof(l->where), "hosts[%zu]: ", i);
+		rc = load_dcb(l, m, h, json_object_get(jh, "dcb"));
+		if (rc)
+			return rc;
 	}
 	return 0;
 }

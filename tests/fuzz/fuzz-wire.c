@@ -2,7 +2,8 @@
  * entry point): the input is a peer's byte stream of agent frames, after
  * one byte giving the piece size it arrives in (0: all at once). Frames go
  * through the frame reader, their payloads through the attribute parser
- * and the agent protocol decoder, whose output must encode again. */
+ * and the agent protocol decoder, whose output must encode again (the
+ * DCB reply's ports too). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct ag_msg m;
 static uint8_t out[AG_MAX_PAYLOAD];
+
+/* An AG_DCB: decoded ports encode again and decode to as many. */
+static void dcb_payload(const uint8_t *p, size_t len)
+{
+	struct ag_dcb d, again;
+	size_t olen;
+
+	if (ag_dcb_decode(p, len, &d))
+		return;
+	if (d.n > AG_MAX_DCB_PORTS || (d.failed && d.n))
+		abort();
+	if (ag_dcb_encode(d.id, (const struct rck_dcb *const *)d.ports, d.n,
+			  d.failed ? d.error : NULL, out, sizeof(out), &olen) == 0) {
+		if (ag_dcb_decode(out, olen, &again) || again.n != d.n)
+			abort();
+		ag_dcb_clear(&again);
+	}
+	ag_dcb_clear(&d);
+}
 
 static void payload(uint16_t type, const uint8_t *p, size_t len)
 {
@@ -30,6 +50,8 @@ static void payload(uint16_t type, const uint8_t *p, size_t len)
 	while ((rc = wire_attr_next(p, len, &off, &t, &a)) == 1)
 		if (off > len)
 			abort();
+	if (type == AG_DCB)
+		dcb_payload(p, len);
 	rc = ag_decode(type, p, len, &m);
 	if (rc == 0) {
 		/* What decoded encodes within the frame limit (strings bounded). */

@@ -46,6 +46,10 @@ struct rck_agent_opts {
 	uint64_t max_probe_size; /**< bytes per message a probe may ask for (default 64 MiB) */
 	double max_probe_s;      /**< longest probe a request may ask for (default 60) */
 	unsigned int max_probes; /**< probes one session may run at once (default 16) */
+	/** Answer DCB-state requests with the ports recorded in this file
+	 * (`rocedcb show -j` output or a rocedcb state file) instead of
+	 * reading the host's netdevs; NULL (default): read them. */
+	const char *dcb_file;
 };
 
 void rck_agent_opts_init(struct rck_agent_opts *o);

@@ -183,6 +183,27 @@ const char *rck_mesh_host_name(const struct rck_mesh *m, unsigned int h);
 /** The unreachable reason of host @h, NULL when reachable or past the end. */
 const char *rck_mesh_host_unreachable(const struct rck_mesh *m, unsigned int h);
 
+/** A port's DCB state (rocecheck/dcb.h). */
+struct rck_dcb;
+
+/**
+ * Keep the DCB state of host @h's RDMA netdevs, as its agent read them
+ * (copied; replaces what was kept), or, with @error set (copied, one line),
+ * why the agent could not read it (@n must then be 0). A host with no
+ * RDMA netdev has @n 0 and no error. Returns 0, -EINVAL, -ENOMEM.
+ */
+int rck_mesh_host_set_dcb(struct rck_mesh *m, unsigned int h, const struct rck_dcb *const *ports,
+			  size_t n, const char *error);
+/**
+ * Whether host @h's DCB state was collected: 0 with *@n ports (and *@error,
+ * may be NULL, the agent's reason when it could not read them, else NULL),
+ * -ENOENT when it was not asked for (or the host never answered), -EINVAL.
+ */
+int rck_mesh_host_dcb_count(const struct rck_mesh *m, unsigned int h, size_t *n,
+			    const char **error);
+/** Port @i of host @h's DCB state (owned by @m), NULL past the end. */
+const struct rck_dcb *rck_mesh_host_dcb(const struct rck_mesh *m, unsigned int h, size_t i);
+
 /**
  * Add a NIC to host @h. NICs are numbered across the whole result in the
  * order added; *@nic (may be NULL) gets that number. A rail of -1 becomes
@@ -254,7 +275,8 @@ int rck_mesh_cell_counter(const struct rck_mesh *m, unsigned int cell, unsigned 
  * Write the result. JSON (schemas/mesh.schema.json): {"version":1,
  * "pattern","rails","start_ns","seconds","hosts":[{"name","unreachable",
  * "missing_rails","nics":[{"id","device","port","rail",...,"counters":[
- * names]}]}],"probes":[{"test","src","dst","attempts","result":{"status",
+ * names]}],"dcb":{"error","ports":[rocedcb show port objects]} (only when
+ * collected)}],"probes":[{"test","src","dst","attempts","result":{"status",
  * "gbps","lat_p50_us","lat_p99_us","start_s","seconds","reason",
  * "counters":{"src":{name: delta},"dst":{...}}},"retest":null or the
  * same}]}; only nonzero counter deltas are listed, per-priority ones as
@@ -331,6 +353,10 @@ int rck_mesh_config_set_tests(struct rck_mesh_config *c, unsigned int mask);
  * @iters messages or @duration_s seconds (0: iters). 0 or -EINVAL. */
 int rck_mesh_config_set_probe(struct rck_mesh_config *c, enum rck_probe_transport transport,
 			      uint32_t size, uint64_t iters, double duration_s);
+/** Ask every agent for the DCB state of its RDMA netdevs right after its
+ * NICs (rck_mesh_host_dcb_count()); off by default. An agent that cannot
+ * read it is noted, not marked unreachable. 0 or -EINVAL. */
+int rck_mesh_config_set_dcb(struct rck_mesh_config *c, bool collect);
 /** Deadline of the whole sweep in seconds (0: none): probes not run by
  * then are recorded skipped. 0 or -EINVAL. */
 int rck_mesh_config_set_deadline(struct rck_mesh_config *c, double seconds);
