@@ -51,7 +51,14 @@ struct an_host {
 	const struct rck_inventory *inv; /* borrowed */
 	const struct rck_delta *delta;   /* borrowed */
 	unsigned int first_nic, n_nics;  /* NICs are added host by host or not: see nic_host */
+	bool has_dcb;                    /* DCB state given (lint_dcb.c), copies */
+	char *dcb_error;
+	struct rck_dcb **dcb;
+	size_t n_dcb;
 };
+
+/* Free a host's DCB state (lint_dcb.c). */
+void an_host_dcb_clear(struct an_host *h);
 
 struct an_nic {
 	unsigned int host;
@@ -146,6 +153,7 @@ struct rck_finding *an_add_link(struct rck_report *r, const struct rck_analysis 
 /* ---- checks ---- */
 void an_check_hosts(const struct rck_analysis *a, struct rck_report *r);  /* hosts.c */
 void an_check_lint(const struct rck_analysis *a, struct rck_report *r);   /* lint.c */
+void an_check_dcb(const struct rck_analysis *a, struct rck_report *r);    /* lint_dcb.c */
 /* links.c: speed, latency, attribution, fabric; @dead[nic] marks NICs whose
  * links are not judged (unreachable hosts); @bad[nic] gets NICs judged
  * degraded or failing, whose links are then not listed by later checks. */

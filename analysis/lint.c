@@ -1,5 +1,6 @@
 /* Cross-host configuration lint (firmware, port rate, MTUs, RoCE v2 GID
- * index, active ports): the odd one out, named with the majority value. */
+ * index, active ports; DCB in lint_dcb.c): the odd one out, named with the
+ * majority value. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -7,23 +8,9 @@
 #include <string.h>
 
 #include "analysis_int.h"
+#include "lint.h"
 
-struct litem {
-	char group[64];  /* compared only within one group (firmware: per board) */
-	char val[48];
-	unsigned int host;
-	char nic[80];    /* "" for a host-wide value */
-};
-
-struct lint {
-	struct litem *it;
-	size_t n, cap;
-	int err;
-};
-
-static void add(struct lint *l, const char *group, unsigned int host, const char *nic, const char *fmt,
-		...) RCK_PRINTF(5, 6);
-static void add(struct lint *l, const char *group, unsigned int host, const char *nic, const char *fmt, ...)
+void lint_add(struct lint *l, const char *group, unsigned int host, const char *nic, const char *fmt, ...)
 {
 	struct litem *it;
 	va_list ap;
@@ -55,12 +42,6 @@ static int cmp_item(const void *pa, const void *pb)
 
 	return c ? c : strcmp(a->val, b->val);
 }
-
-struct what {
-	const char *attr;       /* "firmware", "port rate" ... */
-	const char *unit;
-	enum rck_severity sev;
-};
 
 /* Judge one group [@b, @e) of items sorted by value. */
 static void judge(const struct rck_analysis *a, struct rck_report *r, const struct what *w,
@@ -112,8 +93,7 @@ static void judge(const struct rck_analysis *a, struct rck_report *r, const stru
 	}
 }
 
-static void run_lint(const struct rck_analysis *a, struct rck_report *r, struct lint *l,
-		     const struct what *w)
+void lint_run(const struct rck_analysis *a, struct rck_report *r, struct lint *l, const struct what *w)
 {
 	if (l->err) {
 		r->err = l->err;
@@ -189,20 +169,20 @@ static void collect(const struct rck_analysis *a, unsigned int kind, struct lint
 					continue;
 				active++;
 				if (kind == L_RATE && rck_port_rate_gbps(port, &rate))
-					add(l, "", h, nic, "%g", rate);
+					lint_add(l, "", h, nic, "%g", rate);
 				else if (kind == L_NMTU && rck_port_netdev_mtu(port, &mtu))
-					add(l, "", h, nic, "%u", mtu);
+					lint_add(l, "", h, nic, "%u", mtu);
 				else if (kind == L_AMTU && rck_port_active_mtu(port, &mtu))
-					add(l, "", h, nic, "%u", mtu);
+					lint_add(l, "", h, nic, "%u", mtu);
 				else if (kind == L_GID && v2_ipv4_index(port) >= 0)
-					add(l, "", h, nic, "%d", v2_ipv4_index(port));
+					lint_add(l, "", h, nic, "%d", v2_ipv4_index(port));
 			}
 			if (kind == L_FW && roce && rck_device_fw_ver(d))
-				add(l, board ? board : (rck_device_driver(d) ? rck_device_driver(d) : ""), h,
+				lint_add(l, board ? board : (rck_device_driver(d) ? rck_device_driver(d) : ""), h,
 				    rck_device_name(d), "%s", rck_device_fw_ver(d));
 		}
 		if (kind == L_PORTS)
-			add(l, "", h, NULL, "%u", active);
+			lint_add(l, "", h, NULL, "%u", active);
 	}
 }
 
@@ -212,7 +192,8 @@ void an_check_lint(const struct rck_analysis *a, struct rck_report *r)
 
 	for (unsigned int k = 0; k < L_COUNT; k++) {
 		collect(a, k, &l);
-		run_lint(a, r, &l, &whats[k]);
+		lint_run(a, r, &l, &whats[k]);
 	}
 	free(l.it);
+	an_check_dcb(a, r);
 }

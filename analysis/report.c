@@ -32,6 +32,7 @@ static const char *const code_names[RCK_FINDING_CODE_COUNT] = {
 	[RCK_FINDING_HOST_UNREACHABLE] = "host_unreachable",
 	[RCK_FINDING_PORT_MISSING] = "port_missing",
 	[RCK_FINDING_COUNTER_RESET] = "counter_reset",
+	[RCK_FINDING_DCB_UNSUPPORTED] = "dcb_unsupported",
 };
 
 RCK_EXPORT const char *rck_finding_code_name(enum rck_finding_code code)

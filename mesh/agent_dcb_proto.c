@@ -190,7 +190,8 @@ static int get_errs(const struct wire_attr *a, struct rck_dcb *d)
 		rc = wire_attr_u32(&tb[f + 1], &e);
 		if (!rc && e > 4095)
 			rc = -EBADMSG;
-		d->err[f] = -(int)e;
+		if (!rc)
+			d->err[f] = -(int)e;
 	}
 	return rc ? -EBADMSG : 0;
 }

@@ -59,6 +59,7 @@ enum rck_finding_code {
 	RCK_FINDING_HOST_UNREACHABLE,       /**< a host did not answer */
 	RCK_FINDING_PORT_MISSING,           /**< a probed NIC is not in its host's inventory */
 	RCK_FINDING_COUNTER_RESET,          /**< a counter went backwards: reset or reboot */
+	RCK_FINDING_DCB_UNSUPPORTED,        /**< a port's driver lacks a DCB feature others have, or DCB unread */
 	RCK_FINDING_CODE_COUNT
 };
 
@@ -212,6 +213,21 @@ int rck_analysis_add_host(struct rck_analysis *a, const char *name, const struct
 /** Mark host @host unreachable (@reason copied) or, with NULL, reachable.
  * Returns 0, -EINVAL (unknown host), -ENOMEM. */
 int rck_analysis_set_unreachable(struct rck_analysis *a, unsigned int host, const char *reason);
+struct rck_dcb;
+
+/**
+ * Give the DCB state of host @host's RDMA netdevs (rocecheck/dcb.h; an
+ * agent's answer, see rck_mesh_host_dcb()) for the cross-host lint: PFC
+ * priorities, trust mode, DSCP map, ETS, DCBX mode and rdma_cm ToS are
+ * compared port by port across hosts, the odd port out named with the
+ * majority value (config_mismatch); ports whose driver lacks a feature
+ * others have, and hosts whose state could not be read (@error, one line;
+ * @n then 0), are dcb_unsupported findings, never mismatches. The states
+ * are copied; a second call replaces the first. Returns 0, -EINVAL
+ * (unknown host, NULL port, ports with an error), -ENOMEM.
+ */
+int rck_analysis_set_host_dcb(struct rck_analysis *a, unsigned int host,
+			      const struct rck_dcb *const *ports, size_t n, const char *error);
 /**
  * Add a NIC of host @host. NICs are numbered across the input in the order
  * added; *@idx (may be NULL) gets the number. Returns 0, -EINVAL (unknown
