@@ -57,6 +57,10 @@ struct an_host {
 	size_t n_dcb;
 };
 
+struct rck_mesh;
+/* Give hosts base_host + h the DCB state mesh host h kept (from_mesh_dcb.c,
+ * for rck_analysis_add_mesh()): 0, -EINVAL, -ENOMEM. */
+int an_add_mesh_dcb(struct rck_analysis *a, unsigned int base_host, const struct rck_mesh *m);
 /* Free a host's DCB state (lint_dcb.c). */
 void an_host_dcb_clear(struct an_host *h);
 

@@ -217,6 +217,41 @@ static void check_hosts(const struct rck_mesh *m)
 	}
 }
 
+/* The adapter's DCB part (analysis/from_mesh_dcb.c), internal. */
+int an_add_mesh_dcb(struct rck_analysis *a, unsigned int base_host, const struct rck_mesh *m);
+
+/* The sweep's states through the adapter into the lint: h1's eth0 is the
+ * odd port (PFC and DSCP map), h2 was not read. */
+static void check_lint(const struct rck_mesh *m)
+{
+	struct rck_analysis *a;
+	struct rck_report *r;
+	unsigned int mismatch = 0, unread = 0;
+
+	assert_int_equal(rck_analysis_new(NULL, &a), 0);
+	for (unsigned int h = 0; h < rck_mesh_host_count(m); h++)
+		assert_int_equal(rck_analysis_add_host(a, rck_mesh_host_name(m, h), NULL, NULL, NULL), 0);
+	assert_int_equal(an_add_mesh_dcb(a, 0, m), 0);
+	assert_int_equal(rck_analysis_run(a, &r), 0);
+	for (unsigned int i = 0; i < rck_report_finding_count(r); i++) {
+		const struct rck_finding *f = rck_report_finding(r, i);
+
+		if (rck_finding_code(f) == RCK_FINDING_CONFIG_MISMATCH) {
+			assert_string_equal(rck_finding_host(f), "h1");
+			assert_string_equal(rck_finding_nic(f), "mlx5_0/1 (eth0)");
+			mismatch++;
+		} else {
+			assert_int_equal(rck_finding_code(f), RCK_FINDING_DCB_UNSUPPORTED);
+			assert_string_equal(rck_finding_host(f), "h2");
+			unread++;
+		}
+	}
+	assert_int_equal(mismatch, 2);
+	assert_int_equal(unread, 1);
+	rck_report_free(r);
+	rck_analysis_free(a);
+}
+
 static char *to_json(const struct rck_mesh *m, size_t *len)
 {
 	char *buf = NULL;
@@ -262,6 +297,7 @@ static void test_sweep_keeps_dcb(void **state)
 	start_agents(ag);
 	m = sweep(ag, true);
 	check_hosts(m);
+	check_lint(m);
 	/* The JSON round trip keeps every host's state. */
 	ordered = in_host_order(m);
 	check_hosts(ordered);
