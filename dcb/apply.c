@@ -301,8 +301,9 @@ static int profile_target(const struct rck_dcb_profile *p, const struct rck_dcb 
 		{ p->has_prio_tc || p->has_tc_bw || p->has_tsa, RCK_DCB_ETS },
 		{ p->n_dscp > 0, RCK_DCB_APP },
 		{ (p->has_tos || p->has_mode) && cur->rdma_dev, RCK_DCB_RDMA_CM },
+		{ p->has_dcbx, RCK_DCB_DCBX },
 	};
-	static const char *const names[] = { "pfc", "ets", "app", "rdma_cm" };
+	static const char *const names[] = { "pfc", "ets", "app", "rdma_cm", "dcbx" };
 
 	for (size_t i = 0; i < RCK_ARRAY_SIZE(need); i++)
 		if (need[i][0] && cur->err[need[i][1]]) {
@@ -312,6 +313,8 @@ static int profile_target(const struct rck_dcb_profile *p, const struct rck_dcb 
 	t = clone_state(cur);
 	if (!t)
 		return -ENOMEM;
+	if (p->has_dcbx)
+		t->dcbx = p->dcbx;
 	if (p->has_pfc)
 		t->pfc.pfc_en = p->pfc;
 	if (p->has_roce_prio && !p->has_pfc)

@@ -133,6 +133,14 @@ static int check_all(struct rck_dcb_diff *d, const struct rck_dcb_profile *p, co
 	}
 	if (!rc && p->has_trust)
 		rc = dcb_diff_add(d, "trust", p->trust, s->trust ? s->trust : "unknown");
+	if (!rc && p->has_dcbx) {
+		dcb_dcbx_text(p->dcbx, w, sizeof(w));
+		if (s->err[RCK_DCB_DCBX])
+			snprintf(h, sizeof(h), "%s", dcb_err_str(s->err[RCK_DCB_DCBX]));
+		else
+			dcb_dcbx_text(s->dcbx, h, sizeof(h));
+		rc = dcb_diff_add(d, "dcbx.mode", w, h);
+	}
 	/* CNPs must reach their priority and must not be paused with the data. */
 	if (!rc && p->has_cnp_prio) {
 		bool mapped = false;

@@ -88,7 +88,8 @@ int dcb_cm_write(const char *root, const char *dev, unsigned int port, const uns
 struct rck_dcb_profile {
 	char name[64];
 	bool has_roce_prio, has_pfc, has_cnp_prio, has_tos, has_mode, has_trust;
-	bool has_prio_tc, has_tc_bw, has_tsa;
+	bool has_prio_tc, has_tc_bw, has_tsa, has_dcbx;
+	uint8_t dcbx;           /* DCB_CAP_DCBX_* bits */
 	uint8_t roce_prio;
 	uint8_t pfc;            /* bitmap */
 	uint8_t cnp_prio;
@@ -109,6 +110,10 @@ const char *dcb_err_str(int err);
 /* "3,4" (or "none") for a priority bitmap; "0 1 2 ..." for eight values. */
 void dcb_prio_list(uint8_t bm, char *buf, size_t len);
 void dcb_u8_list(const uint8_t *v, bool tsa, char *buf, size_t len);
+/* DCBX mode bits as words: "host ieee"; "none" for 0. */
+void dcb_dcbx_text(uint8_t mode, char *buf, size_t len);
+/* The bit of one such word, 0 when it is none. */
+uint8_t dcb_dcbx_bit(const char *word);
 /* A priority bitmap as a JSON array / "3,4" text; one APP entry object. */
 void dcb_emit_prio_array(struct emit *e, const char *key, uint8_t bm);
 void dcb_emit_app(struct emit *e, uint8_t selector, uint16_t protocol, uint8_t priority);

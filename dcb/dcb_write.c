@@ -183,24 +183,47 @@ static void write_app(struct emit *e, const struct rck_dcb *d)
 	emit_obj_close(e);
 }
 
+static const struct {
+	uint8_t bit;
+	const char *name;
+} dcbx_bits[] = {
+	{ DCB_CAP_DCBX_HOST, "host" }, { DCB_CAP_DCBX_LLD_MANAGED, "lld-managed" },
+	{ DCB_CAP_DCBX_VER_CEE, "cee" }, { DCB_CAP_DCBX_VER_IEEE, "ieee" },
+	{ DCB_CAP_DCBX_STATIC, "static" },
+};
+
+void dcb_dcbx_text(uint8_t mode, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < RCK_ARRAY_SIZE(dcbx_bits); i++)
+		if (mode & dcbx_bits[i].bit && o < len)
+			o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? " " : "", dcbx_bits[i].name);
+	if (mode & ~(DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_LLD_MANAGED | DCB_CAP_DCBX_VER_CEE |
+		     DCB_CAP_DCBX_VER_IEEE | DCB_CAP_DCBX_STATIC) && o < len)
+		o += (size_t)snprintf(buf + o, len - o, "%s0x%02x", o ? " " : "", mode);
+	if (!o)
+		snprintf(buf, len, "none");
+}
+
+uint8_t dcb_dcbx_bit(const char *word)
+{
+	for (size_t i = 0; i < RCK_ARRAY_SIZE(dcbx_bits); i++)
+		if (!strcmp(word, dcbx_bits[i].name))
+			return dcbx_bits[i].bit;
+	return 0;
+}
+
 static void write_dcbx(struct emit *e, const struct rck_dcb *d)
 {
-	static const struct {
-		uint8_t bit;
-		const char *name;
-	} bits[] = {
-		{ DCB_CAP_DCBX_HOST, "host" }, { DCB_CAP_DCBX_LLD_MANAGED, "lld-managed" },
-		{ DCB_CAP_DCBX_VER_CEE, "cee" }, { DCB_CAP_DCBX_VER_IEEE, "ieee" },
-		{ DCB_CAP_DCBX_STATIC, "static" },
-	};
-
 	if (!feature_open(e, d, RCK_DCB_DCBX, "dcbx", "dcbx"))
 		return;
 	emit_u64(e, "mode", NULL, d->dcbx);
 	emit_arr_open(e, "flags");
-	for (size_t i = 0; i < RCK_ARRAY_SIZE(bits); i++)
-		if (d->dcbx & bits[i].bit)
-			emit_str(e, NULL, "%s ", bits[i].name);
+	for (size_t i = 0; i < RCK_ARRAY_SIZE(dcbx_bits); i++)
+		if (d->dcbx & dcbx_bits[i].bit)
+			emit_str(e, NULL, "%s ", dcbx_bits[i].name);
 	emit_arr_close(e);
 	emit_text(e, "\n");
 	emit_obj_close(e);

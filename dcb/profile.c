@@ -163,12 +163,39 @@ static int app_list(struct pctx *c, const char *key, char *v, uint8_t sel, unsig
 	return 0;
 }
 
+/* "host ieee", "lld-managed cee ieee": one of host and lld-managed (who
+ * runs the DCBX state machine), at least one version, static optional. */
+static int dcbx_words(struct pctx *c, char *v, struct rck_dcb_profile *p)
+{
+	uint8_t mode = 0, who, ver;
+	char *w;
+
+	while ((w = next_word(&v))) {
+		uint8_t bit = dcb_dcbx_bit(w);
+
+		if (!bit)
+			return perr(c, "dcbx: '%s' is not host, lld-managed, cee, ieee or static", w);
+		if (mode & bit)
+			return perr(c, "dcbx: '%s' given twice", w);
+		mode |= bit;
+	}
+	who = mode & (DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_LLD_MANAGED);
+	ver = mode & (DCB_CAP_DCBX_VER_CEE | DCB_CAP_DCBX_VER_IEEE);
+	if (who != DCB_CAP_DCBX_HOST && who != DCB_CAP_DCBX_LLD_MANAGED)
+		return perr(c, "dcbx: one of host and lld-managed is needed");
+	if (!ver)
+		return perr(c, "dcbx: a version (cee, ieee or both) is needed");
+	p->dcbx = mode;
+	p->has_dcbx = true;
+	return 0;
+}
+
 static int set_key(struct pctx *c, struct rck_dcb_profile *p, const char *k, char *v,
 		   unsigned int *seen)
 {
 	static const char *const keys[] = {
 		"name", "roce_priority", "pfc", "cnp_priority", "trust", "ets_prio_tc",
-		"ets_tc_bw", "ets_tsa", "roce_tos", "roce_mode", "dscp", "pcp",
+		"ets_tc_bw", "ets_tsa", "roce_tos", "roce_mode", "dcbx", "dscp", "pcp",
 	};
 	unsigned long n;
 	size_t idx;
@@ -178,7 +205,7 @@ static int set_key(struct pctx *c, struct rck_dcb_profile *p, const char *k, cha
 	if (idx == RCK_ARRAY_SIZE(keys))
 		return perr(c, "unknown key '%s'", k);
 	/* dscp and pcp may span several lines; the others are given once. */
-	if (idx < 10 && (*seen & (1u << idx)))
+	if (idx < 11 && (*seen & (1u << idx)))
 		return perr(c, "'%s' given twice", k);
 	*seen |= 1u << idx;
 	if (!*v)
@@ -235,6 +262,8 @@ static int set_key(struct pctx *c, struct rck_dcb_profile *p, const char *k, cha
 		p->has_mode = true;
 		return 0;
 	case 10:
+		return dcbx_words(c, v, p);
+	case 11:
 		return app_list(c, k, v, RCK_DCB_SEL_DSCP, 63, p);
 	default:
 		return app_list(c, k, v, RCK_DCB_SEL_PCP, 7, p);

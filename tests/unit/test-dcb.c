@@ -232,6 +232,14 @@ static void test_profile_errors(void **state)
 		{ "name = a\ntrust =\n", "t:2: 'trust' has no value" },
 		{ "name = a\npfc = -1\n", "t:2: pfc: '-1' is not a priority (0-7)" },
 		{ "name = a\ncnp_priority = 0x6\n", "t:2: cnp_priority: '0x6' is not a priority (0-7)" },
+		{ "name = a\ndcbx = host ieee fast\n",
+		  "t:2: dcbx: 'fast' is not host, lld-managed, cee, ieee or static" },
+		{ "name = a\ndcbx = ieee\n", "t:2: dcbx: one of host and lld-managed is needed" },
+		{ "name = a\ndcbx = host lld-managed ieee\n",
+		  "t:2: dcbx: one of host and lld-managed is needed" },
+		{ "name = a\ndcbx = host\n", "t:2: dcbx: a version (cee, ieee or both) is needed" },
+		{ "name = a\ndcbx = host ieee ieee\n", "t:2: dcbx: 'ieee' given twice" },
+		{ "name = a\ndcbx = host ieee\ndcbx = host cee\n", "t:3: 'dcbx' given twice" },
 	};
 	struct rck_dcb_profile *p;
 	char err[256];
@@ -252,6 +260,14 @@ static void test_profile_errors(void **state)
 		fail_msg("%s", err);
 	assert_int_equal(p->pfc, 0x38);
 	assert_int_equal(p->dscp[0].selector, RCK_DCB_SEL_PCP);
+	assert_false(p->has_dcbx);
+	rck_dcb_profile_free(p);
+	ok = "name = x\ndcbx = lld-managed, cee ieee static\n";
+	if (rck_dcb_profile_parse(ok, strlen(ok), "t", err, sizeof(err), &p))
+		fail_msg("%s", err);
+	assert_true(p->has_dcbx);
+	assert_int_equal(p->dcbx, DCB_CAP_DCBX_LLD_MANAGED | DCB_CAP_DCBX_VER_CEE |
+				  DCB_CAP_DCBX_VER_IEEE | DCB_CAP_DCBX_STATIC);
 	rck_dcb_profile_free(p);
 	assert_int_equal(rck_dcb_profile_parse("name = a\0pfc=3\n", 15, "t", err, sizeof(err), &p),
 			 -EINVAL);
@@ -299,6 +315,41 @@ static void test_check(void **state)
 	rck_dcb_profile_free(p);
 	rck_dcb_free(d);
 	nlmsg_free(msg);
+}
+
+/* The dcbx key: the mode's words compared, "not supported" without getdcbx. */
+static void test_check_dcbx(void **state)
+{
+	const char *text = "name = x\ndcbx = host ieee\n", *field, *want, *have;
+	struct rck_dcb *d = dcb_alloc("x");
+	struct rck_dcb_profile *p;
+	struct rck_dcb_diff *diff;
+	size_t bad;
+	bool match;
+
+	(void)state;
+	assert_int_equal(rck_dcb_profile_parse(text, strlen(text), "t", NULL, 0, &p), 0);
+	dcb_derive_trust(d);
+	assert_int_equal(rck_dcb_check(p, d, &diff), 0);
+	assert_int_equal(rck_dcb_diff_field(diff, 0, &field, &want, &have, &match), 0);
+	assert_string_equal(field, "dcbx.mode");
+	assert_string_equal(have, "not supported by this driver");
+	rck_dcb_diff_free(diff);
+	d->err[RCK_DCB_DCBX] = 0;
+	d->dcbx = DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_CEE;
+	assert_int_equal(rck_dcb_check(p, d, &diff), 0);
+	assert_int_equal(rck_dcb_diff_field(diff, 0, &field, &want, &have, &match), 0);
+	assert_string_equal(want, "host ieee");
+	assert_string_equal(have, "host cee");
+	assert_false(match);
+	rck_dcb_diff_free(diff);
+	d->dcbx = DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE;
+	assert_int_equal(rck_dcb_check(p, d, &diff), 0);
+	assert_int_equal(rck_dcb_diff_count(diff, &bad), 1);
+	assert_int_equal(bad, 0);
+	rck_dcb_diff_free(diff);
+	rck_dcb_profile_free(p);
+	rck_dcb_free(d);
 }
 
 static void test_state_file(void **state)
@@ -412,6 +463,7 @@ int main(void)
 		cmocka_unit_test(test_profile_builtin),
 		cmocka_unit_test(test_profile_errors),
 		cmocka_unit_test(test_check),
+		cmocka_unit_test(test_check_dcbx),
 		cmocka_unit_test(test_state_file),
 		cmocka_unit_test(test_trust_vendor),
 		cmocka_unit_test(test_configfs),
