@@ -16,6 +16,7 @@ struct rdcb_opts {
 	bool peer;               /* check: also compare with the switch's LLDP */
 	const char *state_dir;
 	unsigned long wait_s;    /* LLDP wait */
+	bool wait_given;
 };
 
 extern const struct cli_opt rdcb_check_opts[];

@@ -70,6 +70,7 @@ static int rdcb_opt(struct cli *cli, void *data, int id, const char *arg)
 	case RDCB_OPT_WAIT:
 		if (cli_parse_uint(arg, 1, 3600, &o->wait_s))
 			return cli_bad_args(cli, "invalid --wait '%s': seconds, 1 to 3600", arg);
+		o->wait_given = true;
 		return 0;
 	default:
 		return EXIT_USAGE;
@@ -78,10 +79,25 @@ static int rdcb_opt(struct cli *cli, void *data, int id, const char *arg)
 
 int rdcb_parse(struct cli *cli, int argc, char **argv, struct rdcb_opts *o)
 {
+	bool lldp;
+	int rc;
+
 	memset(o, 0, sizeof(*o));
 	o->state_dir = RDCB_STATE_DIR;
 	o->wait_s = RDCB_WAIT_S;
-	return cli_parse(cli, argc, argv, rdcb_opt, o);
+	rc = cli_parse(cli, argc, argv, rdcb_opt, o);
+	if (rc != CLI_CONTINUE)
+		return rc;
+	lldp = o->peer || !strcmp(cli->cmd->name, "peer");
+	if (o->wait_given && !lldp)
+		return cli_bad_args(cli, "--wait is the LLDP wait of --peer: give --peer too");
+	/* `-t 30` meant as 30 s would make every step a 30 ms deadline; the
+	 * wait for LLDP is --wait in seconds. */
+	if (lldp && cli->ctx && rck_ctx_get_timeout_ms(cli->ctx) < 1000)
+		return cli_bad_args(cli, "-t/--timeout %u is milliseconds for each step (1000 or more here); "
+				    "the wait for LLDP is --wait S, in seconds",
+				    rck_ctx_get_timeout_ms(cli->ctx));
+	return CLI_CONTINUE;
 }
 
 int rdcb_profile(struct cli *cli, struct rck_dcb_profile **out)
