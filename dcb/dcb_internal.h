@@ -124,6 +124,10 @@ void dcb_emit_eight(struct emit *e, const char *key, const char *label, const ui
 /* Append one field to a comparison (check.c). */
 int dcb_diff_add(struct rck_dcb_diff *d, const char *field, const char *want, const char *have);
 
+/* lldpad's answer to a neighbor-TLV request (@len bytes of text) for
+ * @ifname (lldpad.c): 0, -ENODEV, -ENODATA, -EIO, -EBADMSG, -ENOMEM. */
+int dcb_lldpad_parse(const char *rsp, size_t len, const char *ifname, struct rck_lldp **out);
+
 /* State file (state.c): the show JSON, loaded back for restore. */
 int dcb_state_save(const struct rck_dcb *d, const char *path);
 int dcb_state_load(const char *path, struct rck_dcb **out);

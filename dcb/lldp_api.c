@@ -145,7 +145,10 @@ static void write_lldp(struct emit *e, const struct rck_lldp *l, const char *ifn
 	emit_obj_open(e, NULL);
 	emit_str(e, "schema", NULL, "rocedcb.peer/1");
 	emit_str(e, "interface", "%s", ifname);
-	emit_str(e, "source_mac", ": LLDP from %s\n", l->src_mac);
+	if (l->src_mac[0])
+		emit_str(e, "source_mac", ": LLDP from %s\n", l->src_mac);
+	else /* lldpad's view: the TLVs without the frame they came in */
+		emit_null(e, "source_mac", ": LLDP as lldpad heard it\n");
 	emit_obj_open(e, "chassis_id");
 	emit_u64(e, "subtype", "  chassis  (subtype %s) ", l->chassis_subtype);
 	emit_str(e, "id", "%s\n", l->chassis_id);

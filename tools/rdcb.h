@@ -9,7 +9,7 @@
 /* LLDP is sent every 30 s by default: wait a little longer. */
 #define RDCB_WAIT_S 35
 
-enum { RDCB_OPT_DRY_RUN = 256, RDCB_OPT_STATE_DIR, RDCB_OPT_WAIT, RDCB_OPT_PEER };
+enum { RDCB_OPT_DRY_RUN = 256, RDCB_OPT_STATE_DIR, RDCB_OPT_WAIT, RDCB_OPT_PEER, RDCB_OPT_LLDPAD };
 
 struct rdcb_opts {
 	bool dry_run;
@@ -17,6 +17,7 @@ struct rdcb_opts {
 	const char *state_dir;
 	unsigned long wait_s;    /* LLDP wait */
 	bool wait_given;
+	bool lldpad;             /* peer: ask lldpad instead of capturing */
 };
 
 extern const struct cli_opt rdcb_check_opts[];

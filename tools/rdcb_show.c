@@ -70,6 +70,14 @@ static int add_peer(struct cli *cli, const struct rdcb_opts *o, const struct rck
 	return rc;
 }
 
+static int peer_write(struct cli *cli, struct rck_lldp *l)
+{
+	int rc = rck_lldp_write(l, cli->args[0], cli->fmt, stdout);
+
+	rck_lldp_free(l);
+	return rc ? cli_fail(cli, rc, "cannot write") : 0;
+}
+
 int rdcb_peer(struct cli *cli, int argc, char **argv)
 {
 	struct rck_lldp *l = NULL;
@@ -80,6 +88,18 @@ int rdcb_peer(struct cli *cli, int argc, char **argv)
 		return rc;
 	if (cli->nargs != 1)
 		return cli_usage_err(cli, cli->nargs ? "one interface only" : "an interface is needed");
+	if (o.lldpad) {
+		rc = rck_lldp_lldpad(cli->ctx, cli->args[0], &l);
+		if (rc) {
+			cli_msg(cli, "%s: lldpad: %s", cli->args[0],
+				rc == -ECONNREFUSED ? "not running (in this network namespace)" :
+				rc == -ENODEV ? "does not manage this interface" :
+				rc == -ENODATA ? "heard no neighbor here" :
+				rc == -EBADMSG ? "an answer that does not parse" : strerror(-rc));
+			return EXIT_FAIL;
+		}
+		return peer_write(cli, l);
+	}
 	rc = rck_lldp_capture(cli->ctx, cli->args[0], (unsigned int)o.wait_s * 1000, &l);
 	if (rc == -ETIMEDOUT) {
 		cli_msg(cli, "%s: no LLDP frame within %lu s", cli->args[0], o.wait_s);
@@ -92,9 +112,7 @@ int rdcb_peer(struct cli *cli, int argc, char **argv)
 			rc == -EPERM ? " (capturing needs CAP_NET_RAW)" : "");
 		return EXIT_FAIL;
 	}
-	rc = rck_lldp_write(l, cli->args[0], cli->fmt, stdout);
-	rck_lldp_free(l);
-	return rc ? cli_fail(cli, rc, "cannot write") : 0;
+	return peer_write(cli, l);
 }
 
 int rdcb_check(struct cli *cli, int argc, char **argv)

@@ -25,6 +25,7 @@ const struct cli_opt rdcb_restore_opts[] = {
 
 const struct cli_opt rdcb_peer_opts[] = {
 	{ RDCB_OPT_WAIT, 0, "wait", "S", "wait up to S seconds for LLDP (1-3600, default 35)" },
+	{ RDCB_OPT_LLDPAD, 0, "lldpad", NULL, "ask lldpad (running here) what it heard instead of capturing" },
 	{ 0 }
 };
 
@@ -62,6 +63,9 @@ static int rdcb_opt(struct cli *cli, void *data, int id, const char *arg)
 	case RDCB_OPT_PEER:
 		o->peer = true;
 		return 0;
+	case RDCB_OPT_LLDPAD:
+		o->lldpad = true;
+		return 0;
 	case RDCB_OPT_STATE_DIR:
 		if (!*arg)
 			return cli_bad_args(cli, "invalid --state-dir '': a directory");
@@ -91,6 +95,10 @@ int rdcb_parse(struct cli *cli, int argc, char **argv, struct rdcb_opts *o)
 	lldp = o->peer || !strcmp(cli->cmd->name, "peer");
 	if (o->wait_given && !lldp)
 		return cli_bad_args(cli, "--wait is the LLDP wait of --peer: give --peer too");
+	if (o->wait_given && o->lldpad)
+		return cli_bad_args(cli, "--wait is for capturing; lldpad answers within -t/--timeout MS");
+	if (o->lldpad)
+		return CLI_CONTINUE;
 	/* `-t 30` meant as 30 s would make every step a 30 ms deadline; the
 	 * wait for LLDP is --wait in seconds. */
 	if (lldp && cli->ctx && rck_ctx_get_timeout_ms(cli->ctx) < 1000)

@@ -179,6 +179,15 @@ int rck_lldp_decode(const uint8_t *frame, size_t len, struct rck_lldp **out);
  */
 int rck_lldp_capture(struct rck_ctx *ctx, const char *ifname, unsigned int timeout_ms,
 		     struct rck_lldp **out);
+/**
+ * What lldpad, when it runs in this network namespace, heard from the link
+ * partner of @ifname: its view through its client socket (the neighbor's
+ * TLVs, decoded as rck_lldp_decode() does). -ECONNREFUSED when lldpad does
+ * not run, -ENODEV when it does not manage @ifname, -ENODATA when it heard
+ * no neighbor there, -ETIMEDOUT after the context's timeout, -EBADMSG for
+ * an answer that does not parse.
+ */
+int rck_lldp_lldpad(struct rck_ctx *ctx, const char *ifname, struct rck_lldp **out);
 void rck_lldp_free(struct rck_lldp *l);
 /** Chassis and port ID as text (MAC, address or name) and their subtypes. */
 const char *rck_lldp_chassis_id(const struct rck_lldp *l, unsigned int *subtype);
