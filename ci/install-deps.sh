@@ -17,7 +17,7 @@ build_pkgs=(
 # with its libFuzzer runtime for the fuzz suite, python3-jsonschema for the
 # JSON schemas, tshark (and its editcap) to compare rocecap against, strace
 # to hold a save in fsync while a signal arrives, systemd-analyze for units.
-test_pkgs=(valgrind iproute2 ethtool python3 jq clang libclang-rt-dev python3-jsonschema tshark strace systemd)
+test_pkgs=(valgrind iproute2 ethtool python3 jq clang libclang-rt-dev python3-jsonschema tshark strace systemd lldpad)
 # Virtual fabric (rocelab): Debian's kernel with rdma_rxe, qemu, guest userland.
 lab_pkgs=(
   qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static kmod cpio
