@@ -105,6 +105,29 @@ after=$(snapshot) || fail "snapshot"
 [ "$before" = "$after" ] || fail "restore did not return the original state: $(diff <(echo "$before") <(echo "$after"))"
 ok "restore: every dcb view and rocedcb show are as before the apply"
 
+# 3b. The DCBX mode as a profile key: drift, apply, restore; a mode the
+# driver refuses (dcbtest takes no CEE) is the first step, nothing changed.
+gsh "echo 'name = lld' >/tmp/lld.prof && echo 'dcbx = lld-managed ieee' >>/tmp/lld.prof &&" \
+	"echo 'name = cee' >/tmp/cee.prof && echo 'dcbx = host cee ieee' >>/tmp/cee.prof" || fail "profiles"
+g rocedcb check /tmp/lld.prof $IF >"$TMP/chk"
+rc=$?
+[ $rc = 1 ] && grep -Eq 'DRIFT dcbx.mode +want lld-managed ieee, have host ieee' "$TMP/chk" ||
+	fail "check dcbx: exit $rc: $(cat "$TMP/chk")"
+out=$(g rocedcb apply /tmp/lld.prof $IF) || fail "apply dcbx: $out"
+grep -q 'dcbx: mode 0x9 -> 0xa' <<<"$out" || fail "apply dcbx did not print the change: $out"
+g $DCB dcbx show dev $IF | grep -q 'lld-managed' || fail "dcb dcbx show after apply: $(g $DCB dcbx show dev $IF)"
+g rocedcb check /tmp/lld.prof $IF >"$TMP/chk" || fail "check dcbx after apply: $(cat "$TMP/chk")"
+out=$(g rocedcb restore $IF) || fail "restore dcbx: $out"
+now=$(snapshot) || fail "snapshot"
+[ "$before" = "$now" ] || fail "restore after dcbx: $(diff <(echo "$before") <(echo "$now"))"
+g rocedcb apply /tmp/cee.prof $IF >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ $rc = 1 ] && grep -q 'nothing was changed' "$TMP/err" || fail "apply refused dcbx: exit $rc: $(cat "$TMP/err")"
+now=$(snapshot) || fail "snapshot"
+[ "$before" = "$now" ] || fail "refused dcbx changed the port: $(diff <(echo "$before") <(echo "$now"))"
+g test -e /run/rocedcb/$IF.json && fail "a state file remains after a refused dcbx"
+ok "dcbx profile key: drift found, applied (dcb reads lld-managed), restored; CEE refused, nothing changed"
+
 # 4. A failure injected at each step leaves the port exactly as it was.
 for knob in fail_setets fail_setpfc fail_setapp; do
 	gsh "echo 1 >/sys/module/dcbtest/parameters/$knob" || fail "set $knob"
