@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../dcb/dcb_set.h"
 #include "internal.h"
 #include "rocecheck/analysis.h"
 
@@ -51,18 +52,13 @@ struct an_host {
 	const struct rck_inventory *inv; /* borrowed */
 	const struct rck_delta *delta;   /* borrowed */
 	unsigned int first_nic, n_nics;  /* NICs are added host by host or not: see nic_host */
-	bool has_dcb;                    /* DCB state given (lint_dcb.c), copies */
-	char *dcb_error;
-	struct rck_dcb **dcb;
-	size_t n_dcb;
+	struct dcb_set dcb;              /* DCB state given (lint_dcb.c) */
 };
 
 struct rck_mesh;
 /* Give hosts base_host + h the DCB state mesh host h kept (from_mesh_dcb.c,
  * for rck_analysis_add_mesh()): 0, -EINVAL, -ENOMEM. */
 int an_add_mesh_dcb(struct rck_analysis *a, unsigned int base_host, const struct rck_mesh *m);
-/* Free a host's DCB state (lint_dcb.c). */
-void an_host_dcb_clear(struct an_host *h);
 
 struct an_nic {
 	unsigned int host;

@@ -54,7 +54,7 @@ RCK_EXPORT void rck_analysis_free(struct rck_analysis *a)
 	for (unsigned int i = 0; i < a->n_hosts; i++) {
 		free(a->hosts[i].name);
 		free(a->hosts[i].unreachable);
-		an_host_dcb_clear(&a->hosts[i]);
+		dcb_set_clear(&a->hosts[i].dcb);
 	}
 	for (unsigned int i = 0; i < a->n_nics; i++) {
 		free(a->nics[i].device);

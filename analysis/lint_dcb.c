@@ -9,44 +9,12 @@
 #include "../dcb/dcb_internal.h"
 #include "lint.h"
 
-void an_host_dcb_clear(struct an_host *h)
-{
-	for (size_t i = 0; i < h->n_dcb; i++)
-		rck_dcb_free(h->dcb[i]);
-	free(h->dcb);
-	free(h->dcb_error);
-	h->dcb = NULL;
-	h->dcb_error = NULL;
-	h->n_dcb = 0;
-	h->has_dcb = false;
-}
-
 RCK_EXPORT int rck_analysis_set_host_dcb(struct rck_analysis *a, unsigned int host,
 					 const struct rck_dcb *const *ports, size_t n, const char *error)
 {
-	struct an_host nh = { .has_dcb = true };
-
-	if (!a || host >= a->n_hosts || (n && (!ports || error)))
+	if (!a || host >= a->n_hosts)
 		return -EINVAL;
-	if ((error && !(nh.dcb_error = strdup(error))) || (n && !(nh.dcb = calloc(n, sizeof(*nh.dcb)))))
-		goto nomem;
-	for (; nh.n_dcb < n; nh.n_dcb++) {
-		if (!ports[nh.n_dcb]) {
-			an_host_dcb_clear(&nh);
-			return -EINVAL;
-		}
-		if (!(nh.dcb[nh.n_dcb] = dcb_dup(ports[nh.n_dcb])))
-			goto nomem;
-	}
-	an_host_dcb_clear(&a->hosts[host]);
-	a->hosts[host].has_dcb = true;
-	a->hosts[host].dcb_error = nh.dcb_error;
-	a->hosts[host].dcb = nh.dcb;
-	a->hosts[host].n_dcb = nh.n_dcb;
-	return 0;
-nomem:
-	an_host_dcb_clear(&nh);
-	return -ENOMEM;
+	return dcb_set_assign(&a->hosts[host].dcb, ports, n, error);
 }
 
 enum { D_PFC, D_TRUST, D_DSCP, D_ETS, D_DCBX, D_TOS, D_COUNT };
@@ -170,7 +138,7 @@ static void port_label(const struct rck_dcb *d, char *buf, size_t len)
 
 static bool counted(const struct an_host *h)
 {
-	return h->has_dcb && !h->unreachable && !h->dcb_error;
+	return h->dcb.has && !h->unreachable && !h->dcb.error;
 }
 
 /* Ports lacking a feature others have are named; a feature no port has is
@@ -185,20 +153,20 @@ static void report_unsupported(const struct rck_analysis *a, struct rck_report *
 	for (unsigned int h = 0; h < a->n_hosts; h++) {
 		const struct an_host *ah = &a->hosts[h];
 
-		if (ah->has_dcb && !ah->unreachable && ah->dcb_error)
+		if (ah->dcb.has && !ah->unreachable && ah->dcb.error)
 			an_add(r, RCK_FINDING_DCB_UNSUPPORTED, RCK_SEVERITY_WARNING, RCK_ENTITY_HOST, ah->name,
-			       NULL, NULL, NULL, "DCB state not read: %s", ah->dcb_error);
+			       NULL, NULL, NULL, "DCB state not read: %s", ah->dcb.error);
 		if (!counted(ah))
 			continue;
-		for (size_t i = 0; i < ah->n_dcb; i++, ports++)
+		for (size_t i = 0; i < ah->dcb.n; i++, ports++)
 			for (unsigned int k = 0; k < D_COUNT; k++)
-				have[k] += !rck_dcb_supported(ah->dcb[i], dfeat[k]);
+				have[k] += !rck_dcb_supported(ah->dcb.ports[i], dfeat[k]);
 	}
 	for (unsigned int h = 0; h < a->n_hosts; h++) {
 		const struct an_host *ah = &a->hosts[h];
 
-		for (size_t i = 0; counted(ah) && i < ah->n_dcb; i++) {
-			const struct rck_dcb *d = ah->dcb[i];
+		for (size_t i = 0; counted(ah) && i < ah->dcb.n; i++) {
+			const struct rck_dcb *d = ah->dcb.ports[i];
 			char lacks[120] = "", label[96];
 			size_t l = 0, max = 0;
 			struct rck_finding *f;
@@ -242,8 +210,8 @@ void an_check_dcb(const struct rck_analysis *a, struct rck_report *r)
 		for (unsigned int h = 0; h < a->n_hosts; h++) {
 			const struct an_host *ah = &a->hosts[h];
 
-			for (size_t i = 0; counted(ah) && i < ah->n_dcb; i++) {
-				const struct rck_dcb *d = ah->dcb[i];
+			for (size_t i = 0; counted(ah) && i < ah->dcb.n; i++) {
+				const struct rck_dcb *d = ah->dcb.ports[i];
 				char val[128], label[96];
 				const char *from;
 

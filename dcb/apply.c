@@ -264,32 +264,6 @@ static int transition(struct rck_ctx *ctx, const struct rck_dcb *cur, const stru
 	return rc;
 }
 
-static struct rck_dcb *clone_state(const struct rck_dcb *s)
-{
-	struct rck_dcb *d = dcb_alloc(s->ifname);
-
-	if (!d)
-		return NULL;
-	memcpy(d->err, s->err, sizeof(d->err));
-	d->pfc = s->pfc;
-	d->ets = s->ets;
-	d->maxrate = s->maxrate;
-	d->buffer = s->buffer;
-	d->dcbx = s->dcbx;
-	d->roce_tos = s->roce_tos;
-	memcpy(d->roce_mode, s->roce_mode, sizeof(d->roce_mode));
-	d->rdma_port = s->rdma_port;
-	if (s->rdma_dev && !(d->rdma_dev = strdup(s->rdma_dev)))
-		goto fail;
-	for (size_t i = 0; i < s->n_apps; i++)
-		if (dcb_app_push(d, s->apps[i].selector, s->apps[i].protocol, s->apps[i].priority))
-			goto fail;
-	return d;
-fail:
-	rck_dcb_free(d);
-	return NULL;
-}
-
 /* The profile applied on top of the current state; -EOPNOTSUPP (with the
  * feature in @failed) when the profile needs what the driver lacks. */
 static int profile_target(const struct rck_dcb_profile *p, const struct rck_dcb *cur,
@@ -310,7 +284,7 @@ static int profile_target(const struct rck_dcb_profile *p, const struct rck_dcb 
 			snprintf(failed, len, "%s", names[i]);
 			return cur->err[need[i][1]];
 		}
-	t = clone_state(cur);
+	t = dcb_dup(cur);
 	if (!t)
 		return -ENOMEM;
 	if (p->has_dcbx)

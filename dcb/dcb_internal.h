@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "dcb_set.h"
 #include "internal.h"
 #include "rocecheck/dcb.h"
 

@@ -109,6 +109,37 @@ fail:
 	return NULL;
 }
 
+void dcb_set_clear(struct dcb_set *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		rck_dcb_free(s->ports[i]);
+	free(s->ports);
+	free(s->error);
+	memset(s, 0, sizeof(*s));
+}
+
+int dcb_set_assign(struct dcb_set *s, const struct rck_dcb *const *ports, size_t n, const char *error)
+{
+	struct dcb_set ns = { .has = true };
+
+	if (n && (!ports || error))
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if (!ports[i])
+			return -EINVAL;
+	if ((error && !(ns.error = strdup(error))) || (n && !(ns.ports = calloc(n, sizeof(*ns.ports)))))
+		goto nomem;
+	for (; ns.n < n; ns.n++)
+		if (!(ns.ports[ns.n] = dcb_dup(ports[ns.n])))
+			goto nomem;
+	dcb_set_clear(s);
+	*s = ns;
+	return 0;
+nomem:
+	dcb_set_clear(&ns);
+	return -ENOMEM;
+}
+
 int dcb_set_trust(struct rck_dcb *d, const char *mode, const char *from)
 {
 	static const char *const modes[] = { "dscp", "pcp", "unknown" };

@@ -49,7 +49,7 @@ RCK_EXPORT void rck_mesh_free(struct rck_mesh *m)
 	for (unsigned int i = 0; i < m->names.n; i++) {
 		free(m->hosts[i].unreachable);
 		free(m->hosts[i].nics);
-		mesh_host_dcb_clear(&m->hosts[i]);
+		dcb_set_clear(&m->hosts[i].dcb);
 	}
 	for (unsigned int i = 0; i < m->n_nics; i++) {
 		free(m->nics[i].device);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "rocecheck/mesh.h"
+#include "../dcb/dcb_set.h"
 #include "strset.h"
 
 /* One nonzero counter increase at one end of a probe. */
@@ -46,16 +47,8 @@ struct mesh_host {
 	char *unreachable;
 	uint32_t *nics;
 	unsigned int n_nics;
-	/* DCB state of its RDMA netdevs (result_dcb.c): collected or not,
-	 * and why the agent could not read it. */
-	bool has_dcb;
-	char *dcb_error;
-	struct rck_dcb **dcb;
-	size_t n_dcb;
+	struct dcb_set dcb;     /* its RDMA netdevs' DCB state (result_dcb.c) */
 };
-
-/* Free host @h's DCB state (result_dcb.c). */
-void mesh_host_dcb_clear(struct mesh_host *h);
 
 struct rck_mesh {
 	struct strset names;     /* host names, index = host number */

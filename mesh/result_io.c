@@ -112,17 +112,17 @@ static void write_nic(struct emit *e, const struct rck_mesh *m, unsigned int i)
  * that did not ask stay as they were). */
 static void write_dcb(struct emit *e, const struct mesh_host *h)
 {
-	if (!h->has_dcb)
+	if (!h->dcb.has)
 		return;
 	emit_obj_open(e, "dcb");
-	if (h->dcb_error)
-		emit_str(e, "error", "  dcb: not read: %s\n", h->dcb_error);
+	if (h->dcb.error)
+		emit_str(e, "error", "  dcb: not read: %s\n", h->dcb.error);
 	else
-		emit_null(e, "error", h->n_dcb ? NULL : "  dcb: no RDMA netdev\n");
+		emit_null(e, "error", h->dcb.n ? NULL : "  dcb: no RDMA netdev\n");
 	emit_arr_open(e, "ports");
-	for (size_t i = 0; i < h->n_dcb; i++) {
+	for (size_t i = 0; i < h->dcb.n; i++) {
 		emit_text(e, "  dcb ");
-		dcb_emit_port(e, h->dcb[i]);
+		dcb_emit_port(e, h->dcb.ports[i]);
 	}
 	emit_arr_close(e);
 	emit_obj_close(e);
