@@ -170,6 +170,40 @@ static void test_malformed_optional(void **state)
 
 /* Host with PFC on 3 and DSCP 26:3 48:6 against a switch with PFC on 3,4,
  * DSCP 26:3 only, and willing. */
+/* lldpad's answers as its socket sends them (recorded from lldpad 1.1 in a
+ * namespace; the PFC TLV added by hand, as lldpad relays it from a DCB
+ * port): statuses and the hex TLVs decoded. */
+static void test_lldpad_answer(void **state)
+{
+	static const char hdr[] = "R00C3010000000202dB0000007f";
+	static const char tlvs[] = "02070412b9bec12fc004070312b9bec12fc006020078"
+				   "fe060080c20b08080000";
+	char rsp[256];
+	struct rck_lldp *l = NULL;
+	uint8_t en, cap;
+	bool willing, mbc;
+
+	(void)state;
+	snprintf(rsp, sizeof(rsp), "%s%s", hdr, tlvs);
+	assert_int_equal(dcb_lldpad_parse(rsp, strlen(rsp), "dB", &l), 0);
+	assert_string_equal(rck_lldp_chassis_id(l, NULL), "12:b9:be:c1:2f:c0");
+	assert_int_equal(rck_lldp_pfc(l, &en, &cap, &willing, &mbc), 0);
+	assert_int_equal(en, 0x08);
+	assert_int_equal(cap, 8);
+	rck_lldp_free(l);
+	/* Another interface's answer, no neighbor, statuses, odd hex. */
+	assert_int_equal(dcb_lldpad_parse(rsp, strlen(rsp), "dA", &l), -EBADMSG);
+	assert_int_equal(dcb_lldpad_parse(hdr, strlen(hdr), "dB", &l), -ENODATA);
+	assert_int_equal(dcb_lldpad_parse("R02C3010000000206nosuch", 23, "nosuch", &l), -ENODEV);
+	assert_int_equal(dcb_lldpad_parse("R06", 3, "dB", &l), -ENODATA);
+	assert_int_equal(dcb_lldpad_parse("R01", 3, "dB", &l), -EIO);
+	assert_int_equal(dcb_lldpad_parse(rsp, strlen(rsp) - 1, "dB", &l), -EBADMSG);
+	assert_int_equal(dcb_lldpad_parse("E00", 3, "dB", &l), -EBADMSG);
+	rsp[strlen(hdr) + 3] = 'x';
+	assert_int_equal(dcb_lldpad_parse(rsp, strlen(rsp), "dB", &l), -EBADMSG);
+	assert_null(l);
+}
+
 static void test_peer_check(void **state)
 {
 	static const uint8_t f[] = { ETH, CHASSIS, PORT, TTL,
@@ -246,6 +280,7 @@ int main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_malformed_optional),
 		cmocka_unit_test(test_peer_check),
+		cmocka_unit_test(test_lldpad_answer),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
