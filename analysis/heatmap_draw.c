@@ -95,6 +95,12 @@ static void title(const struct hm_grid *g, struct hm_canvas *c)
 		 g->count[HM_SKIPPED]);
 	c->text(c, 14, 42, 12, HM_START, false, false, INK, buf);
 	hm_num(med, sizeof(med), g->median, g->median < 10 ? 2 : 1);
+	if (!g->verdict) {
+		snprintf(buf, sizeof(buf), "no analysis report: nothing marked; median of the cells %s %s",
+			 g->median > 0 ? med : "n/a", bw ? "Gb/s" : "\xc2\xb5s");
+		c->text(c, 14, 58, 12, HM_START, false, false, INK, buf);
+		return;
+	}
 	snprintf(buf, sizeof(buf), "degraded: %u link%s, %u NIC%s, %u host%s%s; fabric median %s %s",
 		 g->links_marked, g->links_marked == 1 ? "" : "s", g->nics_marked,
 		 g->nics_marked == 1 ? "" : "s", g->hosts_marked, g->hosts_marked == 1 ? "" : "s",
