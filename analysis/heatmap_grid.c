@@ -13,6 +13,20 @@
 #define LABEL_MAX 22
 #define FULL_MAX 80
 
+/* "host device/port" in at most @max code points, the host shortened first. */
+static char *host_nic(const char *host, const char *nic, unsigned int max)
+{
+	size_t n = strlen(nic);
+	unsigned int room = n + 1 + 6 < max ? max - (unsigned int)n - 1 : 6;
+	char *h = hm_clean(host, room), *d = hm_clean(nic, max), *out = NULL;
+
+	if (h && d && asprintf(&out, "%s %s", h, d) < 0)
+		out = NULL;
+	free(h);
+	free(d);
+	return out;
+}
+
 static int labels(struct hm_grid *g, const struct rck_mesh *m, bool multi)
 {
 	for (unsigned int p = 0; p < g->n; p++) {
@@ -23,10 +37,12 @@ static int labels(struct hm_grid *g, const struct rck_mesh *m, bool multi)
 		if (rck_mesh_get_nic(m, g->order[p], &nic, &h))
 			return -EINVAL;
 		g->down[p] = rck_mesh_host_unreachable(m, h) != NULL;
-		if (asprintf(&buf, "%s %s/%u", rck_mesh_host_name(m, h), nic.device, nic.port) < 0)
+		if (asprintf(&buf, "%s/%u", nic.device, nic.port) < 0)
 			return -ENOMEM;
-		g->full[p] = hm_clean(buf, FULL_MAX);
-		g->label[p] = hm_clean(multi ? buf : rck_mesh_host_name(m, h), LABEL_MAX);
+		g->full[p] = host_nic(rck_mesh_host_name(m, h), buf, FULL_MAX);
+		/* A long host name is shortened, never the NIC that tells rails apart. */
+		g->label[p] = multi ? host_nic(rck_mesh_host_name(m, h), buf, LABEL_MAX)
+				    : hm_clean(rck_mesh_host_name(m, h), LABEL_MAX);
 		free(buf);
 		if (!g->full[p] || !g->label[p])
 			return -ENOMEM;

@@ -137,8 +137,12 @@ char *hm_clean(const char *s, unsigned int max)
 			o += 3;
 			break;
 		}
-		/* Control characters and what XML 1.0 cannot carry become '?'. */
-		if (!n || cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || cp == 0xfffe || cp == 0xffff) {
+		/* Control characters, what XML 1.0 cannot carry, and the line
+		 * breaks, zero-width and bidirectional controls that would
+		 * hide or reorder a name become '?'. */
+		if (!n || cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || cp == 0xfffe || cp == 0xffff ||
+		    (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x2028 && cp <= 0x202e) ||
+		    (cp >= 0x2066 && cp <= 0x2069) || cp == 0xfeff) {
 			out[o++] = '?';
 			p += n ? n : 1;
 		} else {

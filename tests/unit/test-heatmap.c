@@ -234,6 +234,9 @@ static void test_text(void **state)
 	s = hm_clean("a\x01\xff\xc3\xa9\xe2\x82", 40);
 	assert_string_equal(s, "a??\xc3\xa9??");
 	free(s);
+	s = hm_clean("a\xe2\x80\xa8" "b\xe2\x80\xae" "c\xef\xbb\xbf", 40); /* LS, RLO, BOM */
+	assert_string_equal(s, "a?b?c?");
+	free(s);
 	s = hm_clean("abcdefghij", 5);
 	assert_string_equal(s, "abcd\xe2\x80\xa6");
 	free(s);
