@@ -22,25 +22,15 @@ static void merge(struct hm_cell *b, const struct hm_cell *c, enum rck_mesh_test
 		b->state = c->state;
 }
 
-int hm_grid_aggregate(struct hm_grid *g)
+int hm_grid_blocks(struct hm_grid *g)
 {
-	if (g->n <= HM_FULL_MAX) {
-		g->block = 1;
-		g->nb = g->n;
-		g->agg = g->cell;
-		return 0;
-	}
 	g->block = (g->n + HM_FULL_MAX - 1) / HM_FULL_MAX;
 	g->nb = (g->n + g->block - 1) / g->block;
 	g->agg = calloc((size_t)g->nb * g->nb, sizeof(*g->agg));
-	if (!g->agg)
-		return -ENOMEM;
-	for (unsigned int r = 0; r < g->n; r++) {
-		const struct hm_cell *row = &g->cell[(size_t)r * g->n];
-		struct hm_cell *brow = &g->agg[(size_t)(r / g->block) * g->nb];
+	return g->agg ? 0 : -ENOMEM;
+}
 
-		for (unsigned int c = 0; c < g->n; c++)
-			merge(&brow[c / g->block], &row[c], g->test);
-	}
-	return 0;
+void hm_grid_add(struct hm_grid *g, unsigned int row, unsigned int col, const struct hm_cell *c)
+{
+	merge(&g->agg[(size_t)(row / g->block) * g->nb + col / g->block], c, g->test);
 }

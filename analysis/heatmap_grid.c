@@ -1,5 +1,5 @@
-/* The heatmap's grid: NICs in host order, one cell per (sender, receiver)
- * with the probe's last good measurement, outcome counts and the median. */
+/* The heatmap's grid: NICs in host order, each (sender, receiver) cell with
+ * the probe's last good measurement merged into its block; counts, median. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -113,28 +113,26 @@ static void fill_cell(struct hm_cell *c, const struct rck_mesh *m, unsigned int 
 static int cells(struct hm_grid *g, const struct rck_mesh *m)
 {
 	unsigned int n = rck_mesh_cell_count(m), ok = 0;
-	double *v;
+	bool median = g->median <= 0;
+	double *v = median ? malloc((n ? n : 1) * sizeof(*v)) : NULL;
 
+	if (median && !v)
+		return -ENOMEM;
 	for (unsigned int i = 0; i < n; i++) {
+		struct hm_cell c = {0};
 		enum rck_mesh_test t;
 		unsigned int s, d;
-		struct hm_cell *c;
 
 		if (rck_mesh_cell(m, i, &t, &s, &d) || t != g->test || s >= g->n || d >= g->n)
 			continue;
-		c = &g->cell[(size_t)g->pos[s] * g->n + g->pos[d]];
-		fill_cell(c, m, i, g->test);
-		g->count[c->state]++;
+		fill_cell(&c, m, i, g->test);
+		g->count[c.state]++;
+		if (median && c.state == HM_OK)
+			v[ok++] = c.value;
+		hm_grid_add(g, g->pos[s], g->pos[d], &c);
 	}
-	if (g->median > 0 || !g->count[HM_OK])
-		return 0;
-	v = malloc(g->count[HM_OK] * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; i < (size_t)g->n * g->n; i++)
-		if (g->cell[i].state == HM_OK)
-			v[ok++] = g->cell[i].value;
-	g->median = an_median(v, ok);
+	if (median)
+		g->median = an_median(v, ok);
 	free(v);
 	return 0;
 }
@@ -163,17 +161,16 @@ int hm_grid_build(struct hm_grid *g, const struct rck_mesh *m, enum rck_mesh_tes
 	g->full = calloc(g->n, sizeof(*g->full));
 	g->nic_mark = calloc(g->n, 1);
 	g->down = calloc(g->n, 1);
-	g->cell = calloc((size_t)g->n * g->n, sizeof(*g->cell));
-	if (!g->pos || !g->order || !g->label || !g->full || !g->nic_mark || !g->down || !g->cell)
+	if (!g->pos || !g->order || !g->label || !g->full || !g->nic_mark || !g->down)
 		rc = -ENOMEM;
 	else
+		rc = hm_grid_blocks(g);
+	if (!rc)
 		rc = place(g, m);
 	if (!rc)
 		rc = cells(g, m);
 	if (!rc && r)
 		rc = hm_grid_marks(g, m, r);
-	if (!rc)
-		rc = hm_grid_aggregate(g);
 	if (rc)
 		hm_grid_free(g);
 	return rc;
@@ -187,9 +184,7 @@ void hm_grid_free(struct hm_grid *g)
 	}
 	for (unsigned int i = 0; i < g->n_list; i++)
 		free(g->list[i].text);
-	if (g->agg != g->cell)
-		free(g->agg);
-	free(g->cell);
+	free(g->agg);
 	free(g->order);
 	free(g->pos);
 	free(g->label);

@@ -47,7 +47,6 @@ struct hm_grid {
 	char **full;                /* per position: "host device/port" (clean) */
 	uint8_t *nic_mark;          /* per position: NIC or host degraded */
 	uint8_t *down;              /* per position: its host is unreachable */
-	struct hm_cell *cell;       /* n * n, row-major by position */
 	unsigned int count[HM_FAILED + 1]; /* probes by state (HM_EMPTY unused) */
 	unsigned int links_marked, nics_marked, hosts_marked;
 	bool fabric_slow;
@@ -55,9 +54,10 @@ struct hm_grid {
 	double median;              /* fabric median; 0 none */
 	struct hm_entity *list;     /* degraded entities, for the legend */
 	unsigned int n_list;
-	/* aggregation: blocks of @block x @block positions, @nb per axis */
+	/* blocks of @block x @block positions (1 up to HM_FULL_MAX NICs),
+	 * @nb per axis, row-major: memory stays O(NICs), never O(NICs^2) */
 	unsigned int block, nb;
-	struct hm_cell *agg;        /* nb * nb (== cell when block is 1) */
+	struct hm_cell *agg;
 };
 
 int hm_grid_build(struct hm_grid *g, const struct rck_mesh *m, enum rck_mesh_test test,
@@ -65,8 +65,10 @@ int hm_grid_build(struct hm_grid *g, const struct rck_mesh *m, enum rck_mesh_tes
 void hm_grid_free(struct hm_grid *g);
 /* Add the report's marks (heatmap_marks.c). */
 int hm_grid_marks(struct hm_grid *g, const struct rck_mesh *m, const struct rck_report *r);
-/* Blocks of at most HM_FULL_MAX per axis (heatmap_agg.c). */
-int hm_grid_aggregate(struct hm_grid *g);
+/* Blocks of at most HM_FULL_MAX per axis (heatmap_agg.c): hm_grid_blocks()
+ * sizes and allocates them, hm_grid_add() merges one cell into its block. */
+int hm_grid_blocks(struct hm_grid *g);
+void hm_grid_add(struct hm_grid *g, unsigned int row, unsigned int col, const struct hm_cell *c);
 
 /* ---- colours and text (heatmap_scale.c) ---- */
 #define HM_RGB(r, g, b) ((uint32_t)(r) << 16 | (uint32_t)(g) << 8 | (uint32_t)(b))

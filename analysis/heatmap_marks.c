@@ -105,7 +105,7 @@ static int mark_link(struct hm_grid *g, const struct rck_mesh *m, const struct r
 
 	if (s < 0 || d < 0)
 		return 0;
-	c = &g->cell[(size_t)s * g->n + (size_t)d];
+	c = &g->agg[(size_t)s / g->block * g->nb + (size_t)d / g->block];
 	if (c->mark < mark)
 		c->mark = mark;
 	g->links_marked++;
