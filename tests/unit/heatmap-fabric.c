@@ -25,12 +25,12 @@ static unsigned int host_of(const struct hm_fabric *f, unsigned int nic)
 	return nic / f->nics;
 }
 
-/* Probe (s, d) at @attempt: status and Gb/s. */
+/* Probe (s, d) at @attempt: status and Gb/s (or p50 us). */
 static enum rck_mesh_status measure(const struct hm_fabric *f, unsigned int s, unsigned int d,
 				    unsigned int attempt, double *gbps)
 {
 	unsigned int n = f->hosts * f->nics;
-	double mu = 95;
+	double mu = f->lat ? 2.0 : 95;
 
 	*gbps = 0;
 	if (f->down_host >= 0 && (host_of(f, s) == (unsigned int)f->down_host ||
@@ -39,9 +39,9 @@ static enum rck_mesh_status measure(const struct hm_fabric *f, unsigned int s, u
 	if (f->fail_src != f->fail_dst && s == f->fail_src && d == f->fail_dst)
 		return RCK_MESH_FAILED;
 	if (s == f->bad_row)
-		mu *= 0.5;
+		mu *= f->lat ? 3 : 0.5;
 	if (f->slow_src != f->slow_dst && s == f->slow_src && d == f->slow_dst)
-		mu *= 0.8;
+		mu *= f->lat ? 2.5 : 0.8;
 	*gbps = mu * (1 + 0.02 * synth_normal(7, (uint64_t)s * n + d, attempt));
 	return RCK_MESH_OK;
 }
@@ -94,15 +94,16 @@ static int analyse(struct hm_fabric *f, const uint8_t *retests, struct rck_repor
 			}
 			memset(x, 0, sizeof(*x));
 			x->size = sizeof(*x);
-			x->test = RCK_LINK_TEST_BW;
+			x->test = f->lat ? RCK_LINK_TEST_LAT : RCK_LINK_TEST_BW;
 			x->src_nic = s;
 			x->dst_nic = d;
-			st = measure(f, s, d, 0, &x->meas.gbps);
+			st = measure(f, s, d, 0, f->lat ? &x->meas.lat_p50_us : &x->meas.gbps);
 			x->meas.status = st == RCK_MESH_OK ? RCK_LINK_OK : st == RCK_MESH_FAILED
 				? RCK_LINK_FAILED : RCK_LINK_UNREACHABLE;
 			x->n_retests = retests[link];
 			for (unsigned int r = 0; r < x->n_retests; r++)
-				measure(f, s, d, r + 1, &x->retest[r].gbps);
+				measure(f, s, d, r + 1, f->lat ? &x->retest[r].lat_p50_us
+							       : &x->retest[r].gbps);
 			if (k == CHUNK) {
 				rc = rck_analysis_add_links(a, buf, k);
 				k = 0;
@@ -115,6 +116,25 @@ static int analyse(struct hm_fabric *f, const uint8_t *retests, struct rck_repor
 	rck_analysis_free(a);
 	free(buf);
 	return rc;
+}
+
+/* Attempt @attempt of the sweep result's cell (s, d): measurement @draw. */
+static int set_result(struct hm_fabric *f, unsigned int s, unsigned int d, unsigned int attempt,
+		      unsigned int draw)
+{
+	struct rck_mesh_meas x = {.size = sizeof(x), .gbps = NAN, .lat_p50_us = NAN,
+				  .lat_p99_us = NAN, .seconds = 0.1};
+	double v;
+
+	x.status = measure(f, s, d, draw, &v);
+	if (x.status != RCK_MESH_OK)
+		x.reason = "synthetic";
+	else if (f->lat)
+		x.lat_p50_us = x.lat_p99_us = v;
+	else
+		x.gbps = v;
+	return rck_mesh_set_result(f->mesh, f->lat ? RCK_MESH_TEST_LAT : RCK_MESH_TEST_BW, s, d,
+				   attempt, &x, NULL);
 }
 
 int hm_fabric_build(struct hm_fabric *f)
@@ -133,10 +153,7 @@ int hm_fabric_build(struct hm_fabric *f)
 
 			if (s == d)
 				continue;
-			x.status = measure(f, s, d, 0, &x.gbps);
-			if (x.status != RCK_MESH_OK)
-				x.reason = "synthetic";
-			rc = rck_mesh_set_result(f->mesh, RCK_MESH_TEST_BW, s, d, 0, &x, NULL);
+			rc = set_result(f, s, d, 0, 0);
 		}
 	f->build_s = now() - t0;
 	t0 = now();
@@ -162,14 +179,8 @@ int hm_fabric_build(struct hm_fabric *f)
 	f->analysis_s = now() - t0;
 	/* The sweep result keeps the last retest as its attempt 1. */
 	for (size_t i = 0; !rc && i < (size_t)n * n; i++)
-		if (retests[i]) {
-			struct rck_mesh_meas x = {.size = sizeof(x), .lat_p50_us = NAN,
-						  .lat_p99_us = NAN, .seconds = 0.1};
-			unsigned int s = (unsigned int)(i / n), d = (unsigned int)(i % n);
-
-			x.status = measure(f, s, d, retests[i], &x.gbps);
-			rc = rck_mesh_set_result(f->mesh, RCK_MESH_TEST_BW, s, d, 1, &x, NULL);
-		}
+		if (retests[i])
+			rc = set_result(f, (unsigned int)(i / n), (unsigned int)(i % n), 1, retests[i]);
 	free(retests);
 	if (rc)
 		hm_fabric_free(f);

@@ -1,5 +1,6 @@
 /* Synthetic sweeps for the heatmap tests: a full mesh of NICs with 2% noise,
- * one slow sending NIC, one slow link, and the report of their analysis. */
+ * one slow sending NIC, one slow link, and the report of their analysis;
+ * bandwidth or latency. */
 #ifndef RCK_HEATMAP_FABRIC_H
 #define RCK_HEATMAP_FABRIC_H
 
@@ -13,6 +14,7 @@ struct hm_fabric {
 	int down_host;               /* a host that did not answer, -1 none */
 	unsigned int fail_src, fail_dst; /* one failed probe (equal: none) */
 	const char *const *names;    /* host names (NULL: n0000, n0001, ...) */
+	int lat;                     /* latency (p50 2 us; slow: 3x, 1.5x) instead of bandwidth */
 	/* filled by hm_fabric_build() */
 	struct rck_mesh *mesh;
 	struct rck_report *report;

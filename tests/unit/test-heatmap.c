@@ -40,7 +40,8 @@ static void render(const struct hm_fabric *f, enum rck_heatmap_format fmt, struc
 	double t0 = now();
 
 	assert_non_null(m);
-	assert_int_equal(rck_heatmap_write(f->mesh, RCK_MESH_TEST_BW, f->report, fmt, m), 0);
+	assert_int_equal(rck_heatmap_write(f->mesh, f->lat ? RCK_MESH_TEST_LAT : RCK_MESH_TEST_BW,
+					   f->report, fmt, m), 0);
 	assert_int_equal(fclose(m), 0);
 	if (secs)
 		*secs = now() - t0;
@@ -99,7 +100,8 @@ static void check_png_row(const struct hm_fabric *f, struct buf *png)
 
 	assert_int_equal(cairo_surface_status(s), CAIRO_STATUS_SUCCESS);
 	cairo_surface_flush(s);
-	assert_int_equal(hm_grid_build(&g, f->mesh, RCK_MESH_TEST_BW, f->report), 0);
+	assert_int_equal(hm_grid_build(&g, f->mesh, f->lat ? RCK_MESH_TEST_LAT : RCK_MESH_TEST_BW,
+				       f->report), 0);
 	rb = f->bad_row / g.block;
 	healthy = (rb + g.nb / 2) % g.nb;
 	row_hues(s, &g, rb, &warm, &cool);
@@ -177,6 +179,16 @@ static void test_64(void **state)
 
 	(void)state;
 	check(&f, "heatmap-64", "--name n0017 --failed 1");
+}
+
+/* Latency: the slow row and link are the high ones, marked from link_latency. */
+static void test_lat(void **state)
+{
+	struct hm_fabric f = {.hosts = 16, .nics = 1, .bad_row = 5, .slow_src = 9, .slow_dst = 2,
+			      .down_host = -1, .fail_src = 1, .fail_dst = 3, .lat = 1};
+
+	(void)state;
+	check(&f, "heatmap-lat", "--name n0005 --failed 1");
 }
 
 static void test_1024(void **state)
@@ -286,6 +298,7 @@ int main(void)
 		cmocka_unit_test(test_api),
 		cmocka_unit_test(test_small),
 		cmocka_unit_test(test_64),
+		cmocka_unit_test(test_lat),
 		cmocka_unit_test(test_1024),
 	};
 
