@@ -48,12 +48,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	f = open_memstream(&buf, &len);
 	if (!f)
 		abort();
-	for (int t = RCK_MESH_TEST_BW; t <= RCK_MESH_TEST_LAT; t++) {
-		rc = rck_heatmap_write(m, (enum rck_mesh_test)t, NULL, RCK_HEATMAP_SVG, f);
-		/* Only a result without NICs is refused. */
-		if (rc && !(rc == -EINVAL && !rck_mesh_nic_count(m)))
-			abort();
-	}
+	/* One test a run (the last byte picks it), for speed. */
+	rc = rck_heatmap_write(m, data[size - 1] & 1 ? RCK_MESH_TEST_LAT : RCK_MESH_TEST_BW, NULL,
+			       RCK_HEATMAP_SVG, f);
+	/* Only a result without NICs is refused. */
+	if (rc && !(rc == -EINVAL && !rck_mesh_nic_count(m)))
+		abort();
 	fclose(f);
 	check((const unsigned char *)buf, len);
 	free(buf);
