@@ -181,6 +181,27 @@ static void test_64(void **state)
 	check(&f, "heatmap-64", "--name n0017 --failed 1");
 }
 
+/* The largest fabric drawn cell by cell (tooltips on every cell) and the
+ * smallest aggregated one: both SVGs well under 5 MB. */
+static void test_edges(void **state)
+{
+	for (unsigned int hosts = 128; hosts <= 129; hosts++) {
+		struct hm_fabric f = {.hosts = hosts, .nics = 1, .bad_row = 7, .down_host = -1};
+		struct buf svg = {0};
+		struct hm_grid g;
+
+		assert_int_equal(hm_fabric_build(&f), 0);
+		render(&f, RCK_HEATMAP_SVG, &svg, NULL);
+		assert_int_equal(hm_grid_build(&g, f.mesh, RCK_MESH_TEST_BW, f.report), 0);
+		print_message("%u hosts: blocks of %u, SVG %zu bytes\n", hosts, g.block, svg.len);
+		assert_int_equal(g.block, hosts <= HM_FULL_MAX ? 1 : 2);
+		assert_true(svg.len < MB5);
+		hm_grid_free(&g);
+		free(svg.data);
+		hm_fabric_free(&f);
+	}
+}
+
 /* Latency: the slow row and link are the high ones, marked from link_latency. */
 static void test_lat(void **state)
 {
@@ -299,6 +320,7 @@ int main(void)
 		cmocka_unit_test(test_small),
 		cmocka_unit_test(test_64),
 		cmocka_unit_test(test_lat),
+		cmocka_unit_test(test_edges),
 		cmocka_unit_test(test_1024),
 	};
 
