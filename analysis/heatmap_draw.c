@@ -11,7 +11,10 @@
 #define GRID_BUDGET 900.0 /* px the grid may take */
 #define TITLE_H 64.0
 #define LEGEND_W 330.0
+#define LIST_W_MAX 700.0 /* the legend's list of degraded entities, widest */
 #define LIST_MAX 14
+#define TIPS_BUDGET (2.5 * 1024 * 1024)
+#define NAME_CHARS 26     /* degraded NICs named beside an aggregated grid */
 #define INK HM_RGB(0x22, 0x22, 0x22)
 #define RED HM_RGB(0xd0, 0x00, 0x1c)
 #define GREY HM_RGB(0x88, 0x88, 0x88)
@@ -25,20 +28,98 @@ struct page {
 	double mx;       /* right of the grid: NIC marks (and names when aggregated) */
 	double lx;       /* legend's left */
 	double w, h;
+	bool tips;       /* tooltips on cells: only while they fit the size budget */
 };
 
-static unsigned int label_chars(const struct hm_grid *g)
+/* Width of clean UTF-8 @s at font size @fs, estimated on the wide side
+ * (DejaVu Sans: Latin about 0.62 em, bold 0.68; other scripts wider, CJK
+ * and symbols a full em and more), so labels never run off the page. */
+static double text_width(const char *s, double fs, bool bold)
 {
-	unsigned int max = 4;
+	const unsigned char *p = (const unsigned char *)s;
+	double em = 0;
 
-	for (unsigned int p = 0; p < g->n; p++) {
-		unsigned int n = 0;
+	while (*p) {
+		unsigned int n = *p < 0x80 ? 1 : *p < 0xe0 ? 2 : *p < 0xf0 ? 3 : 4;
 
-		for (const unsigned char *s = (const unsigned char *)g->label[p]; *s; s++)
-			n += (*s & 0xc0) != 0x80;
-		max = n > max ? n : max;
+		/* 1 byte: ASCII; 2: Latin to Arabic; 3 and 4: the rest. */
+		em += n == 1 ? (bold ? 0.68 : 0.62) : n == 2 ? 0.8 : 1.2;
+		for (unsigned int k = 0; k < n && *p; k++)
+			p++;
+	}
+	return em * fs;
+}
+
+static double widest(char *const *s, unsigned int n, double fs, bool bold)
+{
+	double max = 0;
+
+	for (unsigned int i = 0; i < n; i++)
+		max = fmax(max, text_width(s[i], fs, bold));
+	return max;
+}
+
+/* @s shortened until it fits @w at size @fs (an ellipsis at its end);
+ * NULL on ENOMEM. */
+static char *fit(const char *s, double fs, double w)
+{
+	char *out = hm_clean(s, 200);
+
+	for (unsigned int max = 196; out && max >= 8 && text_width(out, fs, false) > w; max -= 4) {
+		free(out);
+		out = hm_clean(s, max);
+	}
+	return out;
+}
+
+/* Width of a degraded NIC's name beside an aggregated grid. */
+static double mark_name_width(const struct hm_grid *g)
+{
+	double max = 0;
+
+	for (unsigned int p = 0; g->block > 1 && p < g->n; p++)
+		if (g->nic_mark[p]) {
+			char *name = hm_clean(g->full[p], NAME_CHARS);
+
+			max = fmax(max, name ? text_width(name, 10, true) : 0);
+			free(name);
+		}
+	return max;
+}
+
+static double list_width(const struct hm_grid *g)
+{
+	double max = 0;
+
+	for (unsigned int i = 0; i < g->n_list && i < LIST_MAX; i++)
+		max = fmax(max, text_width(g->list[i].text, 10, false));
+	return max;
+}
+
+/* Bytes of the longest of @s[0..n) once escaped for XML. */
+static size_t longest_escaped(char *const *s, unsigned int n)
+{
+	size_t max = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		size_t len = 0;
+
+		for (const char *p = s[i]; *p; p++)
+			len += strchr("&<>'\"", *p) ? 6 : 1;
+		max = len > max ? len : max;
 	}
 	return max;
+}
+
+/* Tooltips name two NICs a cell (two ranges of labels a block): with long
+ * or escaped names on 128 x 128 cells they alone could pass 5 MB, so they
+ * are left out past TIPS_BUDGET bytes. */
+static bool tips_fit(const struct hm_grid *g)
+{
+	size_t each = g->block == 1 ? 2 * longest_escaped(g->full, g->n)
+				    : 4 * longest_escaped(g->label, g->n);
+
+	return (double)g->nb * g->nb * (each + 60) <= TIPS_BUDGET;
 }
 
 static void layout(const struct hm_grid *g, struct page *pg)
@@ -50,15 +131,16 @@ static void layout(const struct hm_grid *g, struct page *pg)
 	pg->fs = g->block > 1 ? 10 : fmin(12, fmax(7, floor(pg->cs * 0.75)));
 	pg->step = (unsigned int)ceil((pg->fs + 3) / pg->cs);
 	pg->grid = pg->cs * g->nb;
-	lw = label_chars(g) * pg->fs * 0.62 + 12;
+	lw = fmax(widest(g->label, g->n, pg->fs, true), 4 * pg->fs) + 12;
 	pg->gx = round(14 + lw);
 	pg->gy = round(TITLE_H + lw + 8);
 	/* Aggregated, the degraded NICs are named beside their marks. */
-	marks = 18 + (g->block > 1 ? 26 * 0.62 * 10 : 0);
+	marks = 18 + mark_name_width(g) + 4;
 	pg->mx = pg->gx + pg->grid + 4;
 	pg->lx = round(pg->mx + marks + 12);
-	pg->w = pg->lx + LEGEND_W;
+	pg->w = pg->lx + fmax(LEGEND_W, fmin(LIST_W_MAX, list_width(g)) + 12);
 	pg->h = fmax(pg->gy + pg->grid + 24, TITLE_H + 420 + (LIST_MAX + 2) * 15);
+	pg->tips = tips_fit(g);
 }
 
 void hm_layout_size(const struct hm_grid *g, double *w, double *h)
@@ -128,6 +210,23 @@ static void cell_tip(const struct hm_grid *g, unsigned int r, unsigned int col,
 		 b->state == HM_OK ? (g->test == RCK_MESH_TEST_BW ? " Gb/s" : " \xc2\xb5s") : "");
 }
 
+/* A block's tooltip: its NIC ranges and its worst cell. */
+static void block_tip(const struct hm_grid *g, unsigned int r, unsigned int col,
+		      const struct hm_cell *b, char *buf, size_t len)
+{
+	unsigned int r1 = r * g->block, c1 = col * g->block;
+	unsigned int r2 = r1 + g->block - 1 < g->n ? r1 + g->block - 1 : g->n - 1;
+	unsigned int c2 = c1 + g->block - 1 < g->n ? c1 + g->block - 1 : g->n - 1;
+	char v[32];
+
+	hm_num(v, sizeof(v), b->value, b->value < 10 ? 2 : 1);
+	snprintf(buf, len, "%s\xe2\x80\xa6%s \xe2\x86\x92 %s\xe2\x80\xa6%s: %s%s%s", g->label[r1],
+		 g->label[r2], g->label[c1], g->label[c2],
+		 b->state == HM_FAILED ? "a probe failed" : b->state == HM_UNREACHABLE ? "a host unreachable"
+		 : b->state == HM_OK ? "worst " : "skipped", b->state == HM_OK ? v : "",
+		 b->state != HM_OK ? "" : g->test == RCK_MESH_TEST_BW ? " Gb/s" : " \xc2\xb5s");
+}
+
 static void cells(const struct hm_grid *g, const struct page *pg, struct hm_canvas *c)
 {
 	char tip[400];
@@ -140,10 +239,12 @@ static void cells(const struct hm_grid *g, const struct page *pg, struct hm_canv
 
 			if (b->state == HM_EMPTY)
 				continue;
-			if (g->block == 1)
+			if (pg->tips && g->block == 1)
 				cell_tip(g, r, k, b, tip, sizeof(tip));
+			else if (pg->tips)
+				block_tip(g, r, k, b, tip, sizeof(tip));
 			c->rect(c, pg->gx + k * pg->cs, pg->gy + r * pg->cs, pg->cs, pg->cs,
-				block_colour(g, b), HM_NONE, 0, false, g->block == 1 ? tip : NULL);
+				block_colour(g, b), HM_NONE, 0, false, pg->tips ? tip : NULL);
 		}
 	/* Marks last, over every cell; a block's mark ring spills over its
 	 * neighbours so a single link stays visible at one pixel a NIC. */
@@ -194,7 +295,12 @@ static void nic_marks(const struct hm_grid *g, const struct page *pg, struct hm_
 		t[5] = t[3];
 		c->tri(c, t, RED);
 		if (g->block > 1 && y - last_y >= 12) {
-			c->text(c, pg->mx + 16, y + 4, 10, HM_START, false, true, RED, g->full[p]);
+			/* Short enough for the room left of the legend. */
+			char *name = hm_clean(g->full[p], NAME_CHARS);
+
+			if (name)
+				c->text(c, pg->mx + 16, y + 4, 10, HM_START, false, true, RED, name);
+			free(name);
 			last_y = y;
 		}
 	}
@@ -267,9 +373,15 @@ static void legend(const struct hm_grid *g, const struct page *pg, struct hm_can
 	if (!g->n_list)
 		return;
 	c->text(c, x, y += 26, 12, HM_START, false, true, RED, "Degraded:");
-	for (unsigned int i = 0; i < g->n_list && i < LIST_MAX; i++)
-		c->text(c, x, y += 15, 10, HM_START, false, false,
-			g->list[i].mark == HM_MARK_BAD ? RED : INK, g->list[i].text);
+	for (unsigned int i = 0; i < g->n_list && i < LIST_MAX; i++) {
+		char *t = fit(g->list[i].text, 10, LIST_W_MAX);
+
+		y += 15;
+		if (t)
+			c->text(c, x, y, 10, HM_START, false, false,
+				g->list[i].mark == HM_MARK_BAD ? RED : INK, t);
+		free(t);
+	}
 	if (g->n_list > LIST_MAX) {
 		snprintf(buf, sizeof(buf), "\xe2\x80\xa6 and %u more (see the report)", g->n_list - LIST_MAX);
 		c->text(c, x, y += 15, 10, HM_START, false, false, INK, buf);

@@ -182,24 +182,48 @@ static void test_64(void **state)
 }
 
 /* The largest fabric drawn cell by cell (tooltips on every cell) and the
- * smallest aggregated one: both SVGs well under 5 MB. */
+ * smallest aggregated one, with plain and with long names full of XML
+ * specials and multibyte characters: every SVG under 5 MB. */
 static void test_edges(void **state)
 {
-	for (unsigned int hosts = 128; hosts <= 129; hosts++) {
-		struct hm_fabric f = {.hosts = hosts, .nics = 1, .bad_row = 7, .down_host = -1};
+	static char *names[129];
+
+	for (unsigned int i = 0; i < 129; i++) {
+		char buf[400];
+		int n = snprintf(buf, sizeof(buf), "%u", i);
+
+		while (n < 240) /* RCK_HOST_NAME_MAX is 253 */
+			n += snprintf(buf + n, sizeof(buf) - (size_t)n, "&<\xc3\xa9\xf0\x9d\x84\x9e");
+		names[i] = strdup(buf);
+	}
+	for (unsigned int k = 0; k < 4; k++) {
+		unsigned int hosts = 128 + k % 2;
+		struct hm_fabric f = {.hosts = hosts, .nics = 1, .bad_row = 7, .down_host = -1,
+				      .names = k >= 2 ? (const char *const *)names : NULL};
 		struct buf svg = {0};
 		struct hm_grid g;
 
 		assert_int_equal(hm_fabric_build(&f), 0);
 		render(&f, RCK_HEATMAP_SVG, &svg, NULL);
 		assert_int_equal(hm_grid_build(&g, f.mesh, RCK_MESH_TEST_BW, f.report), 0);
-		print_message("%u hosts: blocks of %u, SVG %zu bytes\n", hosts, g.block, svg.len);
+		print_message("%u hosts%s: blocks of %u, SVG %zu bytes\n", hosts,
+			      f.names ? " (long names)" : "", g.block, svg.len);
 		assert_int_equal(g.block, hosts <= HM_FULL_MAX ? 1 : 2);
 		assert_true(svg.len < MB5);
+		if (f.names) {
+			char cmd[600];
+
+			save("heatmap-names", "svg", &svg);
+			snprintf(cmd, sizeof(cmd), "python3 -c 'import sys, xml.etree.ElementTree as E; "
+				 "E.parse(sys.argv[1])' '%s/heatmap-names.svg'", dir);
+			assert_int_equal(system(cmd), 0);
+		}
 		hm_grid_free(&g);
 		free(svg.data);
 		hm_fabric_free(&f);
 	}
+	for (unsigned int i = 0; i < 129; i++)
+		free(names[i]);
 }
 
 /* Latency: the slow row and link are the high ones, marked from link_latency. */
