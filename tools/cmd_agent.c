@@ -17,13 +17,14 @@ static void on_signal(int sig)
 	rck_agent_stop(running_agent);
 }
 
-enum { OPT_LISTEN = 256, OPT_KEY, OPT_ONCE, OPT_IDLE };
+enum { OPT_LISTEN = 256, OPT_KEY, OPT_ONCE, OPT_IDLE, OPT_DCB_FILE };
 
 const struct cli_opt agent_opts[] = {
 	{ OPT_LISTEN, 0, "listen", "[ADDR:]PORT", "listen there (default port 18530, every address)" },
 	{ OPT_KEY, 0, "key-file", "FILE", "shared key coordinators must prove (ours, mode 600)" },
 	{ OPT_ONCE, 0, "once", NULL, "free port and fresh token: print \"PORT TOKEN\", serve one session" },
 	{ OPT_IDLE, 0, "idle", "S", "end a session (--once: exit) after S seconds without a request (default 60)" },
+	{ OPT_DCB_FILE, 0, "dcb-file", "FILE", "answer DCB requests with this recorded state (rocedcb show -j), not the netdevs" },
 	{ 0 }
 };
 
@@ -71,6 +72,12 @@ static int agent_opt(struct cli *cli, void *data, int id, const char *arg)
 	case OPT_IDLE:
 		if (cli_parse_double(arg, 0.1, 86400, &a->o.idle_s))
 			return cli_bad_args(cli, "invalid --idle '%s': seconds, 0.1 to 86400", arg);
+		return 0;
+	case OPT_DCB_FILE:
+		if (!*arg || access(arg, R_OK))
+			return cli_bad_args(cli, "invalid --dcb-file '%s': %s", arg,
+					    *arg ? strerror(errno) : "a file");
+		a->o.dcb_file = arg;
 		return 0;
 	default:
 		return EXIT_USAGE;

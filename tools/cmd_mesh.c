@@ -22,7 +22,7 @@ static void on_signal(int sig)
 
 enum { OPT_HOSTS = 256, OPT_HOSTFILE, OPT_TEST, OPT_PATTERN, OPT_PAIRS, OPT_RAILS, OPT_TRANSPORT,
        OPT_SIZE, OPT_ITERS, OPT_DURATION, OPT_DEADLINE, OPT_KEY, OPT_OUTPUT, OPT_LAUNCHER,
-       OPT_HEATMAP, OPT_FROM };
+       OPT_HEATMAP, OPT_FROM, OPT_DCB };
 
 const struct cli_opt mesh_opts[] = {
 	{ OPT_HOSTS, 0, "hosts", "LIST", "hosts or a nodelist (node[01-16]); NAME:PORT: an agent on another port" },
@@ -41,6 +41,7 @@ const struct cli_opt mesh_opts[] = {
 	{ OPT_OUTPUT, 0, "output", "FILE", "also write the JSON result to FILE" },
 	{ OPT_HEATMAP, 0, "heatmap", "FILE", "draw the bandwidth (else latency) matrix to FILE.svg or FILE.png" },
 	{ OPT_FROM, 0, "from", "FILE", "no sweep: load a result saved with --output" },
+	{ OPT_DCB, 0, "dcb", NULL, "also keep each host's DCB state (PFC, trust, DSCP map...) as its agent reads it" },
 	{ OPT_LAUNCHER, 0, "launcher", "L",
 	  "start the agents (--once) through none (default: running agents), ssh, srun, pdsh, mpirun or 'TEMPLATE {host}'" },
 	{ 0 }
@@ -177,6 +178,7 @@ struct mesh_args {
 	enum rck_probe_transport transport;
 	unsigned long size, iters;
 	double duration, deadline;
+	bool dcb;
 };
 
 static int mesh_opt(struct cli *cli, void *data, int c, const char *arg)
@@ -252,6 +254,9 @@ static int mesh_opt(struct cli *cli, void *data, int c, const char *arg)
 	case OPT_FROM:
 		a->from = arg;
 		return 0;
+	case OPT_DCB:
+		a->dcb = true;
+		return 0;
 	case OPT_LAUNCHER:
 		a->launcher = arg;
 		return 0;
@@ -284,7 +289,7 @@ static int finish_config(struct cli *cli, struct mesh_args *a)
 				    pattern);
 	if (rck_mesh_config_set_probe(a->c, a->transport, (uint32_t)a->size,
 				      a->iters ? a->iters : 1000, a->duration) ||
-	    rck_mesh_config_set_deadline(a->c, a->deadline))
+	    rck_mesh_config_set_deadline(a->c, a->deadline) || rck_mesh_config_set_dcb(a->c, a->dcb))
 		return cli_bad_args(cli, "invalid probe settings");
 	if (a->key_file) {
 		rc = rck_key_load(a->key_file, key, sizeof(key), &len, err, sizeof(err));
@@ -370,9 +375,9 @@ int cmd_mesh(struct cli *cli, int argc, char **argv)
 	if (cli->nargs)
 		rc = cli_usage_err(cli, "unexpected argument '%s'", cli->args[0]);
 	if (!rc && a.from) {
-		if (rck_hostlist_count(a.hl) || a.launcher || a.pairs || a.pattern)
+		if (rck_hostlist_count(a.hl) || a.launcher || a.pairs || a.pattern || a.dcb)
 			rc = cli_usage_err(cli, "--from loads a result: no --hosts, --hostfile, "
-						"--launcher, --pattern or --pairs with it");
+						"--launcher, --pattern, --pairs or --dcb with it");
 		else
 			rc = load(cli, &a);
 		goto out;

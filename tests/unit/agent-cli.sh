@@ -126,6 +126,36 @@ check "probe without a key against a keyed listener: exit 3 ($rc: $(cat "$tmp/p.
 "$rck" probe 127.0.0.1 --port "$port" --transport tcp --qps 2 --key-file "$tmp/key" --iters 50 >/dev/null 2>"$tmp/p.err"
 check "probe with the key, 2 TCP streams ($(cat "$tmp/p.err"))" $?
 
+# mesh --dcb: one agent answers from a recorded state (--dcb-file), one
+# reads this machine; the result keeps both, schema-valid.
+dports=()
+for f in "${ROCECHECK_FIXTURES:?}/dcb/state-default.json" ""; do
+	p=$(free_port)
+	"$rck" agent --listen "127.0.0.1:$p" --key-file "$tmp/key" ${f:+--dcb-file "$f"} 2>/dev/null &
+	pids+=($!)
+	dports+=("$p")
+done
+sleep 0.3
+hosts=$(IFS=,; echo "${dports[*]/#/127.0.0.1:}")
+timeout 60 "$rck" -t 3000 mesh --hosts "$hosts" --transport tcp --iters 10 --dcb \
+	--key-file "$tmp/key" -j >"$tmp/dcb.json" 2>"$tmp/dcb.err"
+check "mesh --dcb sweep ($(cat "$tmp/dcb.err"))" $?
+python3 - "$tmp/dcb.json" "$src/schemas/mesh.schema.json" <<'PY'
+import json, sys, jsonschema
+doc, schema = (json.load(open(p)) for p in sys.argv[1:3])
+jsonschema.validate(doc, schema)
+h = {x["name"]: x for x in doc["hosts"]}
+rec = [x for x in doc["hosts"] if x["dcb"]["ports"] and x["dcb"]["ports"][0]["interface"] == "dcbtest0"]
+assert len(rec) == 1, doc["hosts"]
+assert rec[0]["dcb"]["ports"][0]["trust"]["mode"] == "dscp", rec[0]
+assert all("dcb" in x and x["dcb"]["error"] is None for x in doc["hosts"]), doc["hosts"]
+PY
+check "mesh --dcb: the recorded host's state kept, the other host's read" $?
+"$rck" agent --dcb-file "$tmp/nonexistent" >/dev/null 2>"$tmp/df.err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "invalid --dcb-file" "$tmp/df.err"
+check "agent --dcb-file missing: exit 2 ($rc: $(cat "$tmp/df.err"))" $?
+
 # The systemd unit, with ExecStart pointing at this build.
 if command -v systemd-analyze >/dev/null; then
 	sed "s#/usr/sbin/rocecheck#$rck#" "$src/contrib/systemd/rocecheck-agent.service" \
