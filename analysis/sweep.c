@@ -354,7 +354,7 @@ static int hold(struct rck_sweep *s, const struct rck_report *r, const struct rc
 		if (counts)
 			rc = item_add(s, &f, RCK_SWEEP_CLEARING);
 	}
-	if (!rc)
+	if (!rc && nx->n_entries)
 		qsort(nx->entries, nx->n_entries, sizeof(*nx->entries), cmp_entry);
 	return rc;
 }
