@@ -197,6 +197,18 @@ static void test_hold_blips(void **state)
 		rck_sweep_free(s);
 	}
 	rck_sweep_state_free(st);
+	/* 3/4 has a band between counting and clearing: a port down every other
+	 * run never starts to count, and once counting never clears. */
+	assert_int_equal(rck_sweep_state_new(&st), 0);
+	for (size_t i = 0; i < 14; i++) {
+		/* Every other run down, but runs 6 and 7 both: 3 of 4 at run 6. */
+		const struct rck_inventory *inv = i == 6 || i % 2 ? down : ok;
+		struct rck_sweep *s = sweep(&(struct run){ .inv = inv, .k = 3, .n = 4 }, st);
+
+		assert_int_equal(rck_sweep_verdict(s), i < 6 ? RCK_VERDICT_HEALTHY : RCK_VERDICT_DEGRADED);
+		rck_sweep_free(s);
+	}
+	rck_sweep_state_free(st);
 	rck_inventory_free(ok);
 	rck_inventory_free(down);
 }
