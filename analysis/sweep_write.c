@@ -104,6 +104,16 @@ static void put(char *buf, size_t *used, size_t max, const char *src, bool words
 			}
 		if (last_space > *used)
 			n = last_space;
+		/* Nor is a parenthesis left open: "... Disabled (expected" ends
+		 * before it. */
+		for (size_t i = n, depth = 0; i > *used; i--) {
+			if (buf[i - 1] == ')')
+				depth++;
+			else if (buf[i - 1] == '(' && depth)
+				depth--;
+			else if (buf[i - 1] == '(')
+				n = i - 1;
+		}
 		while (n > *used && strchr(" ,;:(", buf[n - 1]))
 			n--;
 	}

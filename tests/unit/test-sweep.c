@@ -472,6 +472,14 @@ static void test_npd_cut(void **state)
 	npd(&s, line);
 	assert_string_equal(line, "rocecheck: pcie_degraded mlx5_10 PCIe 0000:3b:00.0 at 16.0 GT/s x8, the slot");
 	rck_report_free(s.counted);
+	/* No parenthesis left open at the cut. */
+	assert_non_null(s.counted = sw_report_new());
+	an_add(s.counted, RCK_FINDING_PORT_DOWN, RCK_SEVERITY_CRITICAL, RCK_ENTITY_NIC, "h", "rxe0/1",
+	       NULL, NULL, "port state DOWN, physical state Disabled (expected ACTIVE, LinkUp)");
+	an_finish(s.counted);
+	npd(&s, line);
+	assert_string_equal(line, "rocecheck: port_down rxe0/1 port state DOWN, physical state Disabled");
+	rck_report_free(s.counted);
 }
 
 /* Prometheus: the families, and label values escaped. */
