@@ -1,7 +1,6 @@
 /* `rocecheck sweep --probe quick`: a short loopback probe per local RDMA
- * port (server and client in this process), TCP on loopback without RDMA. */
+ * port (rck_probe_loopback()), TCP on 127.0.0.1 without RDMA. */
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,73 +10,34 @@
 #define QUICK_ITERS 64
 #define QUICK_MSG (64u << 10)
 
-struct serve_arg {
-	struct rck_probe_server *srv;
-	int wait_ms;
-};
-
-static void *serve(void *p)
-{
-	struct serve_arg *a = p;
-
-	rck_probe_server_serve(a->srv, a->wait_ms, NULL);
-	return NULL;
-}
-
-static void set_error(struct sweep_probe *sp, const char *msg)
-{
-	snprintf(sp->error, sizeof(sp->error), "%s", msg);
-	sp->p.error = sp->error;
-}
-
-/* One probe through a server on @addr in a thread of our own. */
 static void probe_one(struct rck_ctx *ctx, struct sweep_probe *sp, const char *addr,
 		      enum rck_probe_transport tr)
 {
-	struct rck_probe_opts o;
-	struct rck_probe_server *srv = NULL;
 	struct rck_probe_result *res = NULL;
-	struct serve_arg sa;
-	pthread_t th;
+	struct rck_probe_opts o;
 	int rc;
 
 	rck_probe_opts_init(&o);
 	o.transport = tr;
-	o.port = 0;
-	o.bind_addr = addr;
 	o.device = sp->p.device;
 	o.ib_port = sp->p.port;
-	sp->p.size = sizeof(sp->p);
-	sp->p.transport = rck_probe_transport_name(tr);
-	rc = rck_probe_server_new(ctx, &o, &srv);
-	if (rc) {
-		set_error(sp, strerror(-rc));
-		return;
-	}
-	/* The server waits no longer than the client's whole probe may take. */
-	sa = (struct serve_arg){ srv, (int)rck_ctx_get_timeout_ms(ctx) * 2 + 1000 };
-	if (pthread_create(&th, NULL, serve, &sa)) {
-		rck_probe_server_free(srv);
-		set_error(sp, "cannot start the probe server thread");
-		return;
-	}
-	o.port = rck_probe_server_port(srv);
-	o.bind_addr = NULL;
 	o.iters = QUICK_ITERS;
 	o.msg_size = QUICK_MSG;
-	rc = rck_probe_run(ctx, addr, &o, &res);
-	pthread_join(th, NULL);
-	rck_probe_server_free(srv);
+	sp->p.size = sizeof(sp->p);
+	sp->p.transport = rck_probe_transport_name(tr);
+	sp->p.error = sp->error;
+	rc = rck_probe_loopback(ctx, addr, &o, &res);
 	if (rc) {
-		set_error(sp, strerror(-rc));
+		snprintf(sp->error, sizeof(sp->error), "%s", strerror(-rc));
 		return;
 	}
 	if (rck_probe_result_status(res) == RCK_PROBE_OK) {
 		sp->p.ok = true;
 		sp->p.gbps = rck_probe_result_gbps(res);
+		sp->p.error = NULL;
 	} else {
-		set_error(sp, rck_probe_result_error(res) ? rck_probe_result_error(res) :
-			  rck_probe_status_name(rck_probe_result_status(res)));
+		snprintf(sp->error, sizeof(sp->error), "%s", rck_probe_result_error(res) ?
+			 rck_probe_result_error(res) : rck_probe_status_name(rck_probe_result_status(res)));
 	}
 	rck_probe_result_free(res);
 }
