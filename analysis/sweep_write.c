@@ -56,7 +56,7 @@ RCK_EXPORT int rck_sweep_write(const struct rck_sweep *s, FILE *out, enum rck_fo
 	emit_str(e, "boot_id", NULL, s->boot_id);
 	emit_bool(e, "rebooted", NULL, s->rebooted);
 	if (s->seconds > 0)
-		emit_double(e, "seconds", "; counters over %s s", 0, s->seconds);
+		emit_double(e, "seconds", "; counters over %s s", 1, s->seconds);
 	else
 		emit_null(e, "seconds", NULL);
 	emit_obj_open(e, "hold");
