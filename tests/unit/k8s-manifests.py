@@ -301,6 +301,26 @@ check("Job: the init container runs the preflight with --launcher none",
 check("Job: a preflight exit 1 fails the Job (podFailurePolicy FailJob)",
       any(r["action"] == "FailJob" and r["onExitCodes"]["containerName"] == pf["name"]
           and 1 in r["onExitCodes"]["values"] for r in job["spec"]["podFailurePolicy"]["rules"]))
+# The preflight's host list is the Job's pods: <job>-<index>.<subdomain>, one
+# per completion index, the subdomain a headless Service selecting the Job.
+jspec = job["spec"]
+tmpl = jspec["template"]["spec"]
+svc = next((d for f, d in docs if d["kind"] == "Service"
+            and d["metadata"]["name"] == tmpl.get("subdomain")), None)
+m = re.search(r"--hosts '([\w-]+)-\[(\d+)-(\d+)\]\.([\w-]+)'", pf_text)
+n = jspec.get("completions")
+check("Job: --hosts names exactly the %s pods (%s)" % (n, m and m.group(0)),
+      m is not None and jspec.get("completionMode") == "Indexed" and jspec.get("parallelism") == n
+      and m.group(1) == job["metadata"]["name"] and int(m.group(2)) == 0
+      and int(m.group(3)) == n - 1 and m.group(4) == tmpl.get("subdomain")
+      and re.search(r"while \[ \$i -lt %d \]" % n, pf_text) is not None)
+check("Job: a headless Service for the subdomain, publishing not-ready pods, selecting the Job",
+      svc is not None and svc["spec"].get("clusterIP") == "None"
+      and svc["spec"].get("publishNotReadyAddresses") is True
+      and svc["spec"].get("selector") == {"job-name": job["metadata"]["name"]})
+check("Job: host network (the pod names are the agents' nodes), cluster DNS kept",
+      tmpl.get("hostNetwork") is True and tmpl.get("dnsPolicy") == "ClusterFirstWithHostNet"
+      and tmpl.get("restartPolicy") == "Never")
 for t in ("kubectl cordon {host}", "kubectl label --overwrite node {host} rocecheck/degraded=true",
           "kubectl taint --overwrite node {host} rocecheck/degraded=true:NoSchedule"):
     check("README documents --drain-cmd '%s'" % t, "--drain-cmd '%s'" % t in readme)

@@ -22,6 +22,7 @@ import threading
 import time
 
 SRC = sys.argv[1]
+# Never under ROCECHECK_WRAP (valgrind): NPD's 5 s budget is part of the test.
 RCK = os.environ["ROCECHECK"]
 FIX = os.environ["ROCECHECK_FIXTURES"]
 CI = os.environ.get("CI") == "true"

@@ -70,7 +70,7 @@ if "$rck" help sweep >/dev/null 2>&1; then
 	cmd=${cmd//\/usr\/sbin\/rocecheck/$rck}
 	cmd=${cmd//\/var\/lib\/node_exporter\/textfile_collector/$tmp}
 	cmd=${cmd//\/var\/lib\/rocecheck/$tmp}
-	read -r -a argv <<<"$cmd"
+	read -r -a argv <<<"${ROCECHECK_WRAP:-} $cmd"
 	"${argv[@]}" --sysfs-root "$fixtures/sysfs/mlx5" >"$tmp/out.txt" 2>&1
 	rc=$?
 	[ $rc -le 1 ] && [ -s "$tmp/rocecheck.prom" ] && [ -s "$tmp/sweep.state" ] &&
