@@ -83,7 +83,8 @@ def npm_schemas():
     except subprocess.TimeoutExpired:
         return "npm ci timed out after 300 s"
     if r.returncode != 0:
-        return "npm ci failed: " + (r.stderr or r.stdout).strip()[-600:]
+        lines = [ln for ln in (r.stderr or r.stdout).splitlines() if ln.strip()]
+        return "npm ci failed: " + " | ".join(lines[:3])[:400]
     with open(stamp, "w") as f:
         f.write(want)
     return os.path.join(cache, "node_modules")
