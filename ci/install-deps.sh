@@ -16,12 +16,12 @@ build_pkgs=(
 # Tests: valgrind, the veth/netns tools, ethtool to compare against, clang
 # with its libFuzzer runtime for the fuzz suite, python3-jsonschema for the
 # JSON schemas, tshark (and its editcap) to compare rocecap against, strace
-# to hold a save in fsync while a signal arrives, systemd-analyze for units;
-# node and npm install the Kubernetes API schemas (npm's kubernetes-models,
-# not in Debian) that contrib/kubernetes is checked against, python3-yaml
-# reads those manifests.
+# to hold a save in fsync while a signal arrives, systemd-analyze for units,
+# prometheus for promtool (the sweep's textfiles); node and npm install the
+# Kubernetes API schemas (npm's kubernetes-models, not in Debian) that
+# contrib/kubernetes is checked against, python3-yaml reads those manifests.
 test_pkgs=(valgrind iproute2 ethtool python3 jq clang libclang-rt-dev python3-jsonschema tshark strace systemd
-  nodejs npm python3-yaml)
+  prometheus nodejs npm python3-yaml)
 # Virtual fabric (rocelab): Debian's kernel with rdma_rxe, qemu, guest userland.
 lab_pkgs=(
   qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static kmod cpio
