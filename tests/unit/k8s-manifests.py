@@ -267,10 +267,13 @@ for f, d, ps in pods():
                 key = path[len(base) + 1:]
                 check("%s: %s is a key of the mounted ConfigMap" % (where, key),
                       key in generated.get(v.get("configMap", {}).get("name"), {}))
-        for m in mounts.values():
-            if m["mountPath"] == "/host/sys":
-                check("%s: the host's sysfs is mounted read-only" % where,
-                      m.get("readOnly") is True and vols[m["name"]]["hostPath"]["path"] == "/sys")
+        if "rocecheck sweep" in text or "/node-problem-detector" in cmd[:1]:
+            m = mounts.get("/sys", {})
+            check("%s: the host's sysfs is mounted read-only at /sys" % where,
+                  m.get("readOnly") is True and vols[m["name"]]["hostPath"]["path"] == "/sys")
+        # --sysfs-root reads a recorded tree: no live ethtool or pause counters.
+        check("%s: no --sysfs-root (a recorded tree has no live ethtool)" % where,
+              "--sysfs-root" not in text)
 
 # The NPD plugin's own references: its program in the image, its paths
 # under the NPD container's mounts.
@@ -280,7 +283,9 @@ npdc = next(c for c in ds["spec"]["template"]["spec"]["containers"]
 npd_mounts = [m["mountPath"] for m in npdc["volumeMounts"]]
 for r in npd["rules"]:
     check("NPD rule %s: %s is in the image" % (r["reason"], r["path"]), r["path"] in image_files)
-    for opt in ("--sysfs-root", "--state"):
+    check("NPD rule %s: no --sysfs-root (live ethtool and pause counters)" % r["reason"],
+          "--sysfs-root" not in r["args"])
+    for opt in ("--state",):
         if opt in r["args"]:
             p = r["args"][r["args"].index(opt) + 1]
             check("NPD rule %s: %s %s is under a mount of the NPD container" % (r["reason"], opt, p),

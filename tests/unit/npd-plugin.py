@@ -122,10 +122,12 @@ try:
         print("%d passed, %d failed" % (count - fails, fails))
         sys.exit(1 if fails else 77)
 
-    healthy = os.path.join(FIX, "sysfs", "mlx5")
+    # The bnxt tree is sound; the degraded one is the same host with its port
+    # down, so the state file sees one host go bad and come back.
+    healthy = os.path.join(FIX, "sysfs", "bnxt")
     degraded = os.path.join(tmp, "degraded")
     shutil.copytree(healthy, degraded, symlinks=True)
-    port = os.path.join(degraded, "class/infiniband/mlx5_0/ports/1")
+    port = os.path.join(degraded, "class/infiniband/bnxt_re0/ports/1")
     for name, value in (("state", "1: DOWN"), ("phys_state", "3: Disabled")):
         with open(os.path.join(port, name), "w") as f:
             f.write(value + "\n")
@@ -133,12 +135,9 @@ try:
     os.mkdir(state_dir)
 
     def rule_args(rule, tree):
-        """The rule's argv as in the config, its host paths moved to the test's."""
-        out = []
-        for a in rule["args"]:
-            a = tree if a == "/host/sys" else a
-            out.append(a.replace("/var/lib/rocecheck", state_dir))
-        return out
+        """The rule's argv as in the config, on a recorded tree, its state in $tmp."""
+        return [a.replace("/var/lib/rocecheck", state_dir) for a in rule["args"]] + \
+            ["--sysfs-root", tree]
 
     slowest = 0.0
 
@@ -158,8 +157,14 @@ try:
     check("  one line, at most 80 characters, starting 'rocecheck: '", line_ok, repr(text))
     st, msg, line_ok, text = run(rules["temporary"], degraded)
     check("temporary rule, port down: NonOK, %r" % msg,
-          st == NONOK and msg.startswith("rocecheck: ") and "mlx5_0/1" in msg, "%s %r" % (st, text))
+          st == NONOK and msg.startswith("rocecheck: port_down bnxt_re0/1"), "%s %r" % (st, text))
     check("  one line, at most 80 characters, starting 'rocecheck: '", line_ok, repr(text))
+    # The other recorded trees: a PCIe link narrower than its slot, a port
+    # down in a tree full of unreadable files.
+    for tree, want in (("mlx5", "rocecheck: pcie_degraded mlx5_0"), ("broken", "rocecheck: port_down")):
+        st, msg, line_ok, text = run(rules["temporary"], os.path.join(FIX, "sysfs", tree))
+        check("temporary rule, %s tree: NonOK, %r" % (tree, msg),
+              st == NONOK and msg.startswith(want) and line_ok, "%s %r" % (st, text))
 
     # Permanent rule: its state file holds the hysteresis (K of N runs).
     seen = []
@@ -169,7 +174,7 @@ try:
         if st != OK:
             break
     check("permanent rule, port down: NonOK within 3 runs (%s), %r" % (" ".join(seen), msg),
-          seen[-1] == NONOK and "mlx5_0/1" in msg and line_ok, repr(text))
+          seen[-1] == NONOK and msg.startswith("rocecheck: port_down bnxt_re0/1") and line_ok, repr(text))
     check("  the state file is written", any(os.scandir(state_dir)))
     seen = []
     for _ in range(3):

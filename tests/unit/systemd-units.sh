@@ -76,6 +76,10 @@ if "$rck" help sweep >/dev/null 2>&1; then
 	[ $rc -le 1 ] && [ -s "$tmp/rocecheck.prom" ] && [ -s "$tmp/sweep.state" ] &&
 		grep -q '^rocecheck_health' "$tmp/rocecheck.prom"
 	check "ExecStart on the mlx5 tree: exit $rc, textfile and state written ($(head -c 300 "$tmp/out.txt"))" $?
+	if command -v promtool >/dev/null; then
+		promtool check metrics <"$tmp/rocecheck.prom" >"$tmp/pt.txt" 2>&1
+		check "promtool accepts the textfile ($(cat "$tmp/pt.txt"))" $?
+	fi
 elif [ "${CI:-}" = true ]; then
 	check "rocecheck sweep missing (branch cronsweep)" 1
 else
