@@ -28,7 +28,7 @@ step setup build -Dwerror=true -Dtests=enabled
 step ninja -C build
 suites=$(meson test -C build --list 2>/dev/null | sed -n 's/^rocecheck:\([a-z]*\) .*/\1/p' | sort -u)
 echo "=== suites: $(echo $suites)"
-for s in unit dcb fabric bench; do
+for s in unit slurm dcb fabric bench; do
 	if echo "$suites" | grep -qx "$s"; then
 		step meson test -C build --suite "$s" --print-errorlogs --num-processes 2 \
 			--logbase "testlog-$s"
