@@ -12,9 +12,9 @@ SRC=$(cd "$HERE/../.." && pwd)
 HC=$SRC/contrib/slurm/rocecheck-healthcheck
 rck=${ROCECHECK:?ROCECHECK not set (the built rocecheck)}
 fix=${ROCECHECK_FIXTURES:-$SRC/tests/fixtures}/sysfs
-# A tree the sweep judges healthy, and one with a port DOWN (mlx5_9/1).
-good=$fix/${ROCECHECK_SLURM_GOOD_TREE:-rxe}
-bad=$fix/broken
+# A tree the sweep judges healthy, and the same NIC with its port DOWN.
+good=$fix/bnxt
+bad=$fix/down
 T0=$(date +%s)
 
 say() { echo "# $*"; }
@@ -252,6 +252,24 @@ rc=$?
 [ $rc -eq 0 ] || fail "by hand, healthy: exit $rc"
 until_ok 20 "resume by the hand-run check" is_state idle
 ok "by hand: env overrides the config file, exit 0, resumed"
+
+# 5b. With --state (the default hold 2/3) one bad sweep does not drain, the
+# second does, and the drain ends the same way. Run by hand (slurmd's own
+# runs meanwhile cannot run the sweep and leave the node alone).
+hand() {
+	ROCECHECK_SLURM_CONF=$tmp/rocecheck-slurm.conf ROCECHECK_SLURM_LOG=$tmp/log/healthcheck.log \
+		ROCECHECK=$rck ROCECHECK_SWEEP_ARGS="--state $tmp/sweep.state --sysfs-root $1" "$HC" 2>/dev/null
+}
+steps=""
+for t in "$good 0 idle" "$bad 0 idle" "$bad 1 drained" "$good 1 drained" "$good 0 idle"; do
+	read -r tree want_rc want_state <<<"$t"
+	hand "$tree"
+	rc=$?
+	[ $rc -eq "$want_rc" ] || fail "--state run on ${tree##*/}: exit $rc, want $want_rc"
+	until_ok 20 "$want_state after a --state run on ${tree##*/}" is_state "$want_state"
+	steps="$steps ${tree##*/}:$want_state"
+done
+ok "--state hysteresis:$steps"
 
 # 6. The prolog's --drain-cmd callback drains for real, and leaves another
 # reason alone (its argument handling: prolog.sh).
