@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# contrib/slurm/rocecheck-healthcheck against a real Slurm on this machine:
-# munged, slurmctld and slurmd on loopback ports, all in a temporary folder.
+# contrib/slurm/ against a real Slurm on this machine: munged, slurmctld and
+# slurmd on loopback ports, all in a temporary folder, torn down after.
 #
-# slurmd itself runs the health check (HealthCheckInterval); the sweeps read
-# recorded sysfs trees through --sysfs-root. Needs root and the Debian
+# slurmd itself runs the health check (HealthCheckInterval) with the real
+# rocecheck sweep on recorded sysfs trees (--sysfs-root); slurmctld runs
+# rocecheck-prolog as PrologSlurmctld around a stand-in preflight. Needs root and the Debian
 # packages slurm-wlm and munge; skips without them (fails with CI=true).
 set -uo pipefail
 
@@ -133,6 +134,7 @@ SlurmdTimeout=60
 HealthCheckProgram=$tmp/healthcheck
 HealthCheckInterval=2
 HealthCheckNodeState=ANY
+PrologSlurmctld=$tmp/prolog
 NodeName=$node NodeAddr=127.0.0.1 CPUs=1 State=UNKNOWN
 PartitionName=debug Nodes=$node Default=YES MaxTime=INFINITE State=UP
 EOF
@@ -148,6 +150,31 @@ export SLURM_CONF ROCECHECK_SLURM_CONF ROCECHECK_SLURM_LOG
 exec "$HC"
 EOF
 chmod 0755 "$tmp/healthcheck"
+
+# PrologSlurmctld: the same, for rocecheck-prolog. Its preflight is a stand-in
+# (a real one needs a fabric): it records its arguments and, told to fail,
+# drains through --drain-cmd split into words as preflight does (no shell).
+cat >"$tmp/prolog" <<EOF
+#!/bin/sh
+SLURM_CONF=$SLURM_CONF
+ROCECHECK_SLURM_CONF=$tmp/prolog.conf
+ROCECHECK_SLURM_LOG=$tmp/log/prolog.log
+export SLURM_CONF ROCECHECK_SLURM_CONF ROCECHECK_SLURM_LOG
+exec "$SRC/contrib/slurm/rocecheck-prolog"
+EOF
+printf 'ROCECHECK=%s\nROCECHECK_PREFLIGHT_DEADLINE=10\n' "$tmp/preflight" >"$tmp/prolog.conf"
+cat >"$tmp/preflight" <<EOF
+#!/usr/bin/env bash
+printf '%s\n' "\$@" >"$tmp/preflight.argv"
+[ "\$(cat "$tmp/preflight.rc")" = 1 ] || exit 0
+while [ \$# -gt 0 ]; do [ "\$1" = --drain-cmd ] && tmpl=\$2; shift; done
+python3 -c 'import shlex, subprocess, sys
+sys.exit(subprocess.run([w.replace("{host}", sys.argv[2]).replace("{reason}", sys.argv[3])
+                         for w in shlex.split(sys.argv[1])]).returncode)' \\
+	"\$tmpl" "\$(sed -n 3p "$tmp/preflight.argv")" "rocecheck: probe_bw slow to peers"
+exit 1
+EOF
+chmod 0755 "$tmp/prolog" "$tmp/preflight"
 
 # set_tree TREE [TIMEOUT [ROCECHECK]]: the health check's config file, replaced
 # atomically so slurmd's next run reads either the old one or the new one.
@@ -283,5 +310,24 @@ ROCECHECK_SLURM_LOG=$tmp/log/prolog.log "$PROLOG" --drain "$node" "rocecheck: pr
 	fail "prolog --drain: exit $?"
 [ "$(reason)" = maintenance ] || fail "prolog --drain replaced maintenance with '$(reason)'"
 ok "prolog --drain: drains with its reason, leaves maintenance alone"
+
+# 7. rocecheck-prolog as PrologSlurmctld: the job's nodes reach preflight
+# (launcher none: srun cannot start steps while a prolog runs); a degraded
+# fabric drains the bad node and the job does not run.
+scontrol update nodename="$node" state=resume || fail "scontrol resume"
+until_ok 20 "idle before the prolog jobs" is_state idle
+echo 0 >"$tmp/preflight.rc"
+out=$(timeout 60 srun -N1 -n1 echo job-ran 2>&1) || fail "job with a healthy prolog: $out"
+[ "$out" = job-ran ] || fail "job output '$out'"
+want="preflight --hosts $node --launcher none --deadline 10 --drain-cmd '$SRC/contrib/slurm/rocecheck-prolog' --drain {host} {reason}"
+[ "$(paste -sd' ' "$tmp/preflight.argv")" = "$want" ] ||
+	fail "prolog ran '$(paste -sd' ' "$tmp/preflight.argv")', want '$want'"
+ok "PrologSlurmctld healthy: job ran; $want"
+echo 1 >"$tmp/preflight.rc"
+out=$(timeout 60 srun -N1 -n1 echo job-ran 2>&1) && fail "job ran on a degraded fabric: $out"
+case $out in *job-ran*) fail "job ran on a degraded fabric: $out" ;; esac
+[ "$(reason)" = "rocecheck: probe_bw slow to peers" ] || fail "prolog drain reason '$(reason)'"
+grep -q "fabric degraded" "$tmp/log/prolog.log" || fail "no 'fabric degraded' in the prolog log"
+ok "PrologSlurmctld degraded: job refused ($(printf '%s' "$out" | tail -n 1)), drained: $(reason)"
 
 say "slurm test: $(($(date +%s) - T0)) s"
