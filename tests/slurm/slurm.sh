@@ -4,8 +4,9 @@
 #
 # slurmd itself runs the health check (HealthCheckInterval) with the real
 # rocecheck sweep on recorded sysfs trees (--sysfs-root); slurmctld runs
-# rocecheck-prolog as PrologSlurmctld around a stand-in preflight. Needs root and the Debian
-# packages slurm-wlm and munge; skips without them (fails with CI=true).
+# rocecheck-prolog as PrologSlurmctld around a stand-in preflight. Needs
+# root and the Debian packages slurm-wlm and munge; skips without them (fails
+# with CI=true).
 set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
