@@ -6,18 +6,19 @@
 # config file ($ROCECHECK_SLURM_CONF, default /etc/rocecheck/slurm.conf, a
 # shell fragment of NAME=value lines), else left for the caller's default.
 rck_settings() {
-	local v
-	declare -A env_val=()
-	for v in "$@"; do
-		[ -n "${!v+x}" ] && env_val[$v]=${!v}
+	local _rck_v _rck_conf=${ROCECHECK_SLURM_CONF:-/etc/rocecheck/slurm.conf}
+	declare -A _rck_env=()
+	for _rck_v in "$@"; do
+		[ -n "${!_rck_v+x}" ] && _rck_env[$_rck_v]=${!_rck_v}
 	done
-	local conf=${ROCECHECK_SLURM_CONF:-/etc/rocecheck/slurm.conf}
-	if [ -r "$conf" ]; then
+	if [ -r "$_rck_conf" ]; then
 		# shellcheck source=/dev/null
-		. "$conf"
+		. "$_rck_conf"
+	elif [ -e "$_rck_conf" ]; then
+		rck_log "cannot read $_rck_conf; built-in defaults"
 	fi
-	for v in "${!env_val[@]}"; do
-		printf -v "$v" '%s' "${env_val[$v]}"
+	for _rck_v in "${!_rck_env[@]}"; do
+		printf -v "$_rck_v" '%s' "${_rck_env[$_rck_v]}"
 	done
 }
 
