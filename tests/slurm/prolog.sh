@@ -2,7 +2,8 @@
 # contrib/slurm/rocecheck-prolog's argument handling: the nodelist expanded by
 # the real `scontrol show hostnames`, the preflight command line it builds
 # (checked against the real `rocecheck preflight --help`), the --drain-cmd
-# template run both as words and through sh -c, and the prolog contexts.
+# template run both as words and through sh -c, and by the real preflight on
+# a recorded sweep (--from-mesh), and the prolog contexts.
 #
 # rocecheck and scontrol are recording stand-ins here, except for
 # `rocecheck preflight --help` and `scontrol show hostnames` (the real ones):
@@ -82,6 +83,7 @@ run 0 SLURM_JOB_NODELIST="$nl"
 want="preflight --hosts $hosts --launcher srun --deadline 120 --drain-cmd $drain"
 [ "$(argv)" = "$want" ] || bad "argv '$(argv)', want '$want'"
 [ ! -e "$tmp/scontrol.log" ] || bad "healthy run called scontrol: $(cat "$tmp/scontrol.log")"
+tmpl=$(sed -n '/^--drain-cmd$/{n;p}' "$tmp/argv")
 ok "job context: $(argv)"
 
 # 2. Degraded: exit 1, the drain template drains bad01 the same way whether
@@ -157,6 +159,19 @@ if help=$("$rck" preflight --help 2>&1); then
 	done
 	printf '%s\n' "$help" | grep -q -- 'srun' || bad "rocecheck preflight --help names no srun launcher"
 	ok "options match rocecheck preflight --help"
+	# The real preflight runs the prolog's template on a recorded sweep with
+	# an unreachable node03: the callback drains it with preflight's reason.
+	rm -f "$tmp/scontrol.log"
+	mesh=${ROCECHECK_FIXTURES:-$SRC/tests/fixtures}/mesh/sample.json
+	env -u ROCECHECK PATH="$tmp/bin:$PATH" ROCECHECK_SLURM_CONF=/nonexistent ROCECHECK_SLURM_LOG="$tmp/log" \
+		"$rck" preflight --from-mesh "$mesh" --drain-cmd "$tmpl" >/dev/null 2>&1
+	rc=$?
+	[ $rc -eq 1 ] || bad "preflight --from-mesh $mesh: exit $rc, want 1"
+	case $(cat "$tmp/scontrol.log" 2>/dev/null) in
+	'update|nodename=node03|state=drain|reason=rocecheck: host_unreachable '*)
+		ok "real preflight --drain-cmd: $(cat "$tmp/scontrol.log")" ;;
+	*) bad "real preflight --drain-cmd drained '$(cat "$tmp/scontrol.log" 2>/dev/null)'" ;;
+	esac
 elif [ "${CI:-}" = true ]; then
 	bad "$rck has no 'preflight' command: $help"
 else
