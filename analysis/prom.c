@@ -9,7 +9,7 @@
 /* A label value: backslash, double quote and newline escaped as the text
  * format wants; other control bytes and bytes past ASCII (names from sysfs
  * need not be UTF-8) become '?'. */
-static void put_label(FILE *f, const char *name, const char *v)
+void sw_prom_label(FILE *f, const char *name, const char *v)
 {
 	fprintf(f, "%s=\"", name);
 	for (const unsigned char *p = (const unsigned char *)(v ? v : ""); *p; p++) {
@@ -30,10 +30,10 @@ static void family(FILE *f, const char *name, const char *type, const char *help
 
 static void ports(FILE *f, const struct rck_inventory *inv)
 {
-	static const char *const what[2] = {"rocecheck_port_up", "rocecheck_port_rate_bits_per_second"};
+	static const char *const what[2] = {"rocecheck_port_up", "rocecheck_port_rate_bytes_per_second"};
 	static const char *const help[2] = {
 		"1 when the RDMA port is ACTIVE and LinkUp, else 0.",
-		"Link rate of the RDMA port in bits per second.",
+		"Link rate of the RDMA port in bytes per second.",
 	};
 
 	for (int m = 0; m < 2; m++) {
@@ -51,11 +51,11 @@ static void ports(FILE *f, const struct rck_inventory *inv)
 					continue;
 				snprintf(num, sizeof(num), "%u", rck_port_num(p));
 				fprintf(f, "%s{", what[m]);
-				put_label(f, "device", rck_device_name(d));
+				sw_prom_label(f, "device", rck_device_name(d));
 				fputc(',', f);
-				put_label(f, "port", num);
+				sw_prom_label(f, "port", num);
 				if (m)
-					fprintf(f, "} %.17g\n", rate * 1e9);
+					fprintf(f, "} %.17g\n", rate * 1e9 / 8);
 				else
 					fprintf(f, "} %d\n", st && ph && !strcmp(st, "ACTIVE") && !strcmp(ph, "LinkUp"));
 			}
@@ -93,9 +93,9 @@ static void counters(FILE *f, const struct rck_snapshot *snap)
 				}
 				snprintf(num, sizeof(num), "%u", port);
 				fprintf(f, "%s{", fam);
-				put_label(f, "device", dev);
+				sw_prom_label(f, "device", dev);
 				fputc(',', f);
-				put_label(f, "port", num);
+				sw_prom_label(f, "port", num);
 				if (prio >= 0)
 					fprintf(f, ",priority=\"%u\"", q);
 				if (secs)
@@ -134,9 +134,9 @@ RCK_EXPORT int rck_sweep_write_prom(const struct rck_sweep *s, FILE *f)
 			if (!n)
 				continue;
 			fputs("rocecheck_findings{", f);
-			put_label(f, "code", rck_finding_code_name((enum rck_finding_code)c));
+			sw_prom_label(f, "code", rck_finding_code_name((enum rck_finding_code)c));
 			fputc(',', f);
-			put_label(f, "severity", rck_severity_name((enum rck_severity)sev));
+			sw_prom_label(f, "severity", rck_severity_name((enum rck_severity)sev));
 			fprintf(f, "} %u\n", n);
 		}
 	}

@@ -215,15 +215,13 @@ static int entry_from(struct sw_entry *e, const char *key, const struct rck_find
 	return 0;
 }
 
-static int entry_copy(struct sw_entry *e, const struct sw_entry *src)
+/* A remembered finding as a finding (no values: the state keeps none). */
+static struct rck_finding entry_finding(const struct sw_entry *e)
 {
-	struct rck_finding f = {
-		.code = src->code, .sev = src->sev, .entity = src->ent, .host = src->host,
-		.nic = src->nic, .peer_host = src->peer_host, .peer_nic = src->peer_nic,
-		.reason = src->reason,
+	return (struct rck_finding){
+		.code = e->code, .sev = e->sev, .entity = e->ent, .host = e->host, .nic = e->nic,
+		.peer_host = e->peer_host, .peer_nic = e->peer_nic, .reason = e->reason,
 	};
-
-	return entry_from(e, src->key, &f);
 }
 
 static struct sw_entry *next_entry(struct next *nx)
@@ -338,6 +336,7 @@ static int hold(struct rck_sweep *s, const struct rck_report *r, const struct rc
 	for (unsigned int i = 0; i < st->n_entries && !rc; i++) {
 		const struct sw_entry *old = &st->entries[i];
 		unsigned int n, window;
+		struct rck_finding f;
 		struct sw_entry *e;
 		bool counts;
 
@@ -347,21 +346,15 @@ static int hold(struct rck_sweep *s, const struct rck_report *r, const struct rc
 		counts = old->counts && window - n < s->hold_k;
 		if (!counts && !n)
 			continue;
+		f = entry_finding(old);
 		e = next_entry(nx);
-		if (!e || entry_copy(e, old))
+		if (!e || entry_from(e, old->key, &f))
 			return -ENOMEM;
 		e->counts = counts;
-		if (counts) {
-			struct rck_finding f = {
-				.code = old->code, .sev = old->sev, .entity = old->ent, .host = old->host,
-				.nic = old->nic, .peer_host = old->peer_host, .peer_nic = old->peer_nic,
-				.reason = old->reason,
-			};
-
+		if (counts)
 			rc = item_add(s, &f, RCK_SWEEP_CLEARING);
-		}
 	}
-	if (!rc)
+	if (!rc && nx->n_entries)
 		qsort(nx->entries, nx->n_entries, sizeof(*nx->entries), cmp_entry);
 	return rc;
 }

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "analysis_int.h"
 #include "rocecheck/sweep.h"
@@ -91,5 +92,8 @@ unsigned int sw_keys_sort(char **keys, unsigned int n);
 /* The stable key of a finding: code|host|nic|peer_host|peer_nic|first value
  * name. Caller frees. NULL on ENOMEM. */
 char *sw_finding_key(const struct rck_finding *f);
+
+/* prom.c: one label name="value" with the value escaped for the text format. */
+void sw_prom_label(FILE *f, const char *name, const char *v);
 
 #endif

@@ -17,8 +17,9 @@ build_pkgs=(
 # with its libFuzzer runtime for the fuzz suite, python3-jsonschema for the
 # JSON schemas, tshark (and its editcap) to compare rocecap against, strace
 # to hold a save in fsync while a signal arrives, systemd-analyze for units,
-# a real Slurm (slurm-wlm, munge) for contrib/slurm/ and shellcheck for it.
-test_pkgs=(valgrind iproute2 ethtool python3 jq clang libclang-rt-dev python3-jsonschema tshark strace systemd
+# prometheus for promtool (the sweep's textfiles), a real Slurm (slurm-wlm,
+# munge) for contrib/slurm/ and shellcheck for its scripts.
+test_pkgs=(valgrind iproute2 ethtool python3 jq clang libclang-rt-dev python3-jsonschema tshark strace systemd prometheus
   slurm-wlm munge shellcheck)
 # Virtual fabric (rocelab): Debian's kernel with rdma_rxe, qemu, guest userland.
 lab_pkgs=(

@@ -170,7 +170,7 @@ int rck_sweep_npd_line(const struct rck_sweep *s, char *buf, size_t len);
 
 /**
  * Prometheus text exposition of the run: rocecheck_port_up,
- * rocecheck_port_rate_gbps, rocecheck_port_<counter>_total (the neutral
+ * rocecheck_port_rate_bytes_per_second, rocecheck_port_<counter>_total (the neutral
  * counters of the snapshot) with device and port labels,
  * rocecheck_findings{code,severity}, rocecheck_health (1 healthy, 0
  * degraded), rocecheck_sweep_timestamp_seconds. Label values are escaped.
