@@ -4,7 +4,8 @@
 #
 # slurmd itself runs the health check (HealthCheckInterval) with the real
 # rocecheck sweep on recorded sysfs trees (--sysfs-root); slurmctld runs
-# rocecheck-prolog as PrologSlurmctld around a stand-in preflight. Needs
+# rocecheck-prolog as PrologSlurmctld and as a batch job's first step,
+# around a stand-in preflight (a real one needs a fabric). Needs
 # root and the Debian packages slurm-wlm and munge; skips without them (fails
 # with CI=true).
 set -uo pipefail
@@ -330,5 +331,33 @@ case $out in *job-ran*) fail "job ran on a degraded fabric: $out" ;; esac
 [ "$(reason)" = "rocecheck: probe_bw slow to peers" ] || fail "prolog drain reason '$(reason)'"
 grep -q "fabric degraded" "$tmp/log/prolog.log" || fail "no 'fabric degraded' in the prolog log"
 ok "PrologSlurmctld degraded: job refused ($(printf '%s' "$out" | tail -n 1)), drained: $(reason)"
+
+# 8. rocecheck-prolog as the batch script's first step: launcher srun, which
+# works there; the stand-in preflight starts its "agent" as rocecheck's srun
+# launcher does (srun -N1 -n1 -w HOST).
+scontrol update nodename="$node" state=resume || fail "scontrol resume"
+until_ok 20 "idle before the batch job" is_state idle
+echo 0 >"$tmp/preflight.rc"
+cat >"$tmp/srun-preflight" <<EOF
+#!/usr/bin/env bash
+printf '%s\n' "\$@" >"$tmp/srun-preflight.argv"
+timeout 30 srun -N1 -n1 -w "\$(sed -n 3p "$tmp/srun-preflight.argv")" echo agent-ran-on-\$(hostname -s) \\
+	>"$tmp/srun-step.out" 2>&1
+EOF
+cat >"$tmp/job.sh" <<EOF
+#!/bin/bash
+ROCECHECK=$tmp/srun-preflight ROCECHECK_SLURM_LOG=$tmp/log/prolog.log "$SRC/contrib/slurm/rocecheck-prolog" || exit 1
+echo job-body-ran
+EOF
+chmod 0755 "$tmp/srun-preflight" "$tmp/job.sh"
+job=$(sbatch --parsable -N1 -o "$tmp/job.out" "$tmp/job.sh") || fail "sbatch"
+until_ok 60 "batch job $job to end" sh -c "[ -z \"\$(squeue -h -j $job 2>/dev/null)\" ]"
+grep -qx "agent-ran-on-$(hostname -s)" "$tmp/srun-step.out" ||
+	fail "no srun step from the prolog: $(cat "$tmp/srun-step.out" "$tmp/job.out")"
+grep -qx job-body-ran "$tmp/job.out" || fail "job body did not run: $(cat "$tmp/job.out")"
+want="preflight --hosts $node --launcher srun --deadline 120 --drain-cmd '$SRC/contrib/slurm/rocecheck-prolog' --drain {host} {reason}"
+[ "$(paste -sd' ' "$tmp/srun-preflight.argv")" = "$want" ] ||
+	fail "in the job: '$(paste -sd' ' "$tmp/srun-preflight.argv")', want '$want'"
+ok "batch job $job: the prolog's srun step ran, then the job body"
 
 say "slurm test: $(($(date +%s) - T0)) s"
