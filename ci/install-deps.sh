@@ -7,11 +7,12 @@ export DEBIAN_FRONTEND=noninteractive
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 
-# Build: compiler, meson, the libraries the code links.
+# Build: compiler, meson, the libraries the code links (their -dev packages
+# pull in the runtime libraries, libcairo2 among them, for the heatmap PNG).
 build_pkgs=(
   build-essential meson ninja-build pkg-config
   libibverbs-dev librdmacm-dev libnl-3-dev libnl-route-3-dev libnl-genl-3-dev
-  libjansson-dev libpcap-dev lldpad-dev libcmocka-dev libssl-dev
+  libjansson-dev libpcap-dev lldpad-dev libcmocka-dev libssl-dev libcairo2-dev
 )
 # Tests: valgrind, the veth/netns tools, ethtool to compare against, clang
 # with its libFuzzer runtime for the fuzz suite, python3-jsonschema for the

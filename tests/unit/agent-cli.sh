@@ -77,7 +77,8 @@ done
 sleep 0.3
 hosts=$(IFS=,; echo "${ports[*]/#/127.0.0.1:}")
 timeout 60 "$rck" -t 3000 mesh --hosts "$hosts" --transport tcp --iters 50 --test bw,lat \
-	--key-file "$tmp/key" --output "$tmp/mesh.json" -j >"$tmp/stdout.json" 2>"$tmp/err"
+	--key-file "$tmp/key" --output "$tmp/mesh.json" --heatmap "$tmp/mesh.svg" -j >"$tmp/stdout.json" \
+	2>"$tmp/err"
 check "sweep of 3 agents ($(cat "$tmp/err"))" $?
 python3 - "$tmp/mesh.json" "$src/schemas/mesh.schema.json" <<'PY'
 import json, sys, jsonschema
@@ -90,6 +91,12 @@ PY
 check "6 directed pairs x 2 tests, all ok, schema-valid" $?
 cmp -s "$tmp/mesh.json" "$tmp/stdout.json"
 check "--output holds what -j printed" $?
+python3 -c '
+import sys, xml.etree.ElementTree as ET
+texts = ["".join(t.itertext()) for t in ET.parse(sys.argv[1]).getroot().iter("{http://www.w3.org/2000/svg}text")]
+assert any("6 ok, 0 failed" in t for t in texts), texts
+' "$tmp/mesh.svg"
+check "--heatmap drew the bandwidth matrix of the sweep" $?
 
 # ROCECHECK_KEY_FILE is the default key; a wrong key: every host unreachable.
 ROCECHECK_KEY_FILE="$tmp/bad" timeout 30 "$rck" -t 2000 mesh --hosts "$hosts" --transport tcp \
