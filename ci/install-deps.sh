@@ -20,9 +20,10 @@ build_pkgs=(
 # to hold a save in fsync while a signal arrives, systemd-analyze for units,
 # prometheus for promtool (the sweep's textfiles); node and npm install the
 # Kubernetes API schemas (npm's kubernetes-models, not in Debian) that
-# contrib/kubernetes is checked against, python3-yaml reads those manifests.
+# contrib/kubernetes is checked against, python3-yaml reads those manifests;
+# a real Slurm (slurm-wlm, munge) for contrib/slurm/ and shellcheck for its scripts.
 test_pkgs=(valgrind iproute2 ethtool python3 jq clang libclang-rt-dev python3-jsonschema tshark strace systemd
-  prometheus nodejs npm python3-yaml)
+  prometheus nodejs npm python3-yaml slurm-wlm munge shellcheck)
 # Virtual fabric (rocelab): Debian's kernel with rdma_rxe, qemu, guest userland.
 lab_pkgs=(
   qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static kmod cpio
