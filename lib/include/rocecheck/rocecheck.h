@@ -14,5 +14,6 @@
 #include <rocecheck/agent.h>
 #include <rocecheck/analysis.h>
 #include <rocecheck/heatmap.h>
+#include <rocecheck/sweep.h>
 
 #endif
