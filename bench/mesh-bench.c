@@ -340,12 +340,117 @@ static void agent_rss(const char *rck)
 	       idle, after, RSS_TARGET_KIB, (double)(after > idle ? after : idle) / RSS_TARGET_KIB);
 }
 
+#define REAL_HOSTS 4
+#define REAL_PROBE_S 0.3
+#define SWEEP_TARGET 1.10
+
+/* Seconds of the @src -> @dst bw probe (hosts by index), NAN if none ok. */
+static double probe_secs(const struct rck_mesh *m, unsigned int src, unsigned int dst)
+{
+	struct rck_mesh_meas me = { .size = sizeof(me) };
+	unsigned int a, b, cell;
+
+	if (rck_mesh_host_nic(m, src, 0, &a) || rck_mesh_host_nic(m, dst, 0, &b) ||
+	    rck_mesh_find_cell(m, RCK_MESH_TEST_BW, a, b, &cell) ||
+	    rck_mesh_cell_meas(m, cell, 0, &me) || me.status != RCK_MESH_OK)
+		return NAN;
+	return me.seconds;
+}
+
+/* A full sweep of 4 real agents on loopback with TCP probes of fixed
+ * length: its wall time (first probe's start to last one's end) against
+ * the sum over circle-method steps (n/2 disjoint probes each, 2(n-1) steps)
+ * of the step's slowest probe, i.e. a sweep with a barrier after each step
+ * and no cost between probes. */
+static int sweep_real(struct rck_ctx *ctx, const char *rck)
+{
+	const unsigned int n = REAL_HOSTS;
+	pid_t pid[REAL_HOSTS];
+	unsigned int port[REAL_HOSTS];
+	struct rck_mesh_config *c;
+	struct rck_mesh *m = NULL;
+	double first = INFINITY, last = 0, ref = 0;
+	unsigned int ok = 0;
+	int rc = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		char listen[32];
+		int lfd;
+
+		psock_listen("127.0.0.1", 0, &lfd, &port[i]);
+		close(lfd);
+		snprintf(listen, sizeof(listen), "127.0.0.1:%u", port[i]);
+		pid[i] = fork();
+		if (pid[i] == 0) {
+			execl(rck, rck, "agent", "--listen", listen, (char *)NULL);
+			_exit(127);
+		}
+	}
+	usleep(300000);
+	rck_mesh_config_new(&c);
+	for (unsigned int i = 0; i < n; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "real%u", i);
+		rck_mesh_config_add_host(c, name, "127.0.0.1", port[i], NULL, 0);
+	}
+	rck_mesh_config_set_tests(c, 1u << RCK_MESH_TEST_BW);
+	rck_mesh_config_set_probe(c, RCK_PROBE_TRANSPORT_TCP, 65536, 0, REAL_PROBE_S);
+	rck_mesh_config_set_deadline(c, 60);
+	if (rck_mesh_run(ctx, c, &m)) {
+		fprintf(stderr, "mesh-bench: the sweep of %u real agents failed\n", n);
+		rc = -1;
+	}
+	for (unsigned int i = 0; m && i < rck_mesh_cell_count(m); i++) {
+		struct rck_mesh_meas me = { .size = sizeof(me) };
+
+		if (rck_mesh_cell_meas(m, i, 0, &me) || me.status != RCK_MESH_OK)
+			continue;
+		ok++;
+		first = fmin(first, me.start_s);
+		last = fmax(last, me.start_s + me.seconds);
+	}
+	/* Circle method: host n-1 fixed, the others turn; each round's pairs
+	 * one way (a step), then the other way (a step). */
+	for (unsigned int r = 0; m && r < n - 1; r++)
+		for (int dir = 0; dir < 2; dir++) {
+			double slow = 0;
+
+			for (unsigned int k = 0; k < n / 2; k++) {
+				unsigned int a = k ? (r + k) % (n - 1) : n - 1;
+				unsigned int b = k ? (r + n - 1 - k) % (n - 1) : r;
+
+				slow = fmax(slow, dir ? probe_secs(m, b, a) : probe_secs(m, a, b));
+			}
+			ref += slow;
+		}
+	if (!rc && ok != n * (n - 1)) {
+		fprintf(stderr, "mesh-bench: %u of %u probes ok among real agents\n", ok, n * (n - 1));
+		rc = -1;
+	}
+	if (!rc) {
+		printf("sweep of %u real agents (TCP probes of %.1f s): %.3f s wall, sum over steps of the slowest "
+		       "probe %.3f s, %u steps of the nominal probe %.3f s\n",
+		       n, REAL_PROBE_S, last - first, ref, 2 * (n - 1), 2 * (n - 1) * REAL_PROBE_S);
+		printf("sweep wall / sum of the slowest probe per step: %.3f (target %.2f); / nominal steps: %.3f\n",
+		       (last - first) / ref, SWEEP_TARGET, (last - first) / (2 * (n - 1) * REAL_PROBE_S));
+	}
+	rck_mesh_free(m);
+	rck_mesh_config_free(c);
+	for (unsigned int i = 0; i < n; i++) {
+		kill(pid[i], SIGTERM);
+		waitpid(pid[i], NULL, 0);
+	}
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct rlimit rl;
 	struct rck_ctx *ctx;
 	struct per_round r256, r1024;
 	double c1024;
+	int rc;
 
 	signal(SIGPIPE, SIG_IGN);
 	getrlimit(RLIMIT_NOFILE, &rl);
@@ -359,6 +464,12 @@ int main(int argc, char **argv)
 	rck_ctx_new(&ctx);
 	rck_ctx_set_log_priority(ctx, 3);
 	rck_ctx_set_timeout_ms(ctx, 20000);
+	/* `mesh-bench ROCECHECK --real`: only the sweep of real agents. */
+	if (argc > 2 && !strcmp(argv[2], "--real")) {
+		rc = sweep_real(ctx, argv[1]);
+		rck_ctx_free(ctx);
+		return rc ? 1 : 0;
+	}
 	sweep_bench(ctx, 256, 10, &r256);
 	sweep_bench(ctx, 1024, 20, &r1024);
 	c1024 = r1024.user + r1024.sys;
@@ -373,8 +484,11 @@ int main(int argc, char **argv)
 	       (r256.user + r256.sys) / ROUND_TARGET_MS);
 	printf("coordinator share of the CPU per round at 1024: %.2f (coordinator / (coordinator + agents))\n",
 	       c1024 / (c1024 + r1024.agents));
-	if (argc > 1)
+	if (argc > 1) {
 		agent_rss(argv[1]);
+		if (sweep_real(ctx, argv[1]))
+			return 1;
+	}
 	rck_ctx_free(ctx);
 	return 0;
 }
