@@ -5,7 +5,6 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,10 +28,6 @@ struct conn {
 	struct wire_frame f;
 };
 
-/* Simulated agents of the first protocol: no standing listeners, so the
- * coordinator waits for SERVING before each RUN. */
-static bool legacy;
-
 static int reply(int fd, struct ag_msg *m, uint8_t *buf)
 {
 	size_t len;
@@ -45,13 +40,12 @@ static int reply(int fd, struct ag_msg *m, uint8_t *buf)
 /* Answer one request as an agent whose probes take no time. */
 static int answer(int fd, const struct wire_frame *f, struct ag_msg *m, uint8_t *buf)
 {
-	uint32_t id, standing;
+	uint32_t id;
 
 	if (ag_decode(f->h.type, f->payload, f->h.length, m))
 		return -1;
 	id = m->id;
-	standing = m->standing;
-	ag_msg_clear(m);
+	memset(m, 0, sizeof(*m));
 	m->id = id;
 	switch (f->h.type) {
 	case AG_DESCRIBE:
@@ -59,14 +53,10 @@ static int answer(int fd, const struct wire_frame *f, struct ag_msg *m, uint8_t 
 		snprintf(m->text, sizeof(m->text), "sim");
 		return reply(fd, m, buf);
 	case AG_SERVE:
-		/* As a real agent: SERVING unless the coordinator knows the port
-		 * of the standing listener already. */
 		m->type = AG_SERVING;
 		m->probe_port = 1;
-		m->standing = standing && !legacy ? AG_STANDING_NEW : 0;
-		if ((legacy || standing != AG_STANDING_KNOWN) && reply(fd, m, buf))
+		if (reply(fd, m, buf))
 			return -1;
-		m->standing = 0;
 		m->type = AG_SERVED;
 		m->probe_port = 0;
 		return reply(fd, m, buf);
@@ -222,8 +212,7 @@ struct per_round {
 
 /* Sweep @n simulated agents for @secs at most: per round of n/2 probes, the
  * wall time, the coordinator's CPU (user, system) and the agents' CPU. */
-static void sweep_bench(struct rck_ctx *ctx, unsigned int n, double secs, bool old_agents,
-			struct per_round *out)
+static void sweep_bench(struct rck_ctx *ctx, unsigned int n, double secs, struct per_round *out)
 {
 	unsigned int *port = calloc(n, sizeof(*port));
 	int *lfd = calloc(n, sizeof(*lfd));
@@ -249,7 +238,6 @@ static void sweep_bench(struct rck_ctx *ctx, unsigned int n, double secs, bool o
 	}
 	for (unsigned int i = 0; i < n; i++)
 		close(lfd[i]);
-	legacy = old_agents;
 	rck_mesh_config_new(&c);
 	for (unsigned int i = 0; i < n; i++) {
 		char name[32];
@@ -276,11 +264,10 @@ static void sweep_bench(struct rck_ctx *ctx, unsigned int n, double secs, bool o
 	out->user = (pr.last.user - pr.first.user) * 1000 / rounds;
 	out->sys = (pr.last.sys - pr.first.sys) * 1000 / rounds;
 	out->agents = (agents_end - pr.agents_first) * 1000 / rounds;
-	printf("agents %u%s: %.0f rounds of %u probes measured (from the third round on), per round: "
+	printf("agents %u: %.0f rounds of %u probes measured (from the third round on), per round: "
 	       "%.3f ms wall, coordinator CPU %.3f ms (user %.3f, system %.3f), "
 	       "simulated agents' CPU %.3f ms\n",
-	       n, old_agents ? " (SERVE, SERVING, then RUN)" : "", rounds, n / 2, out->wall,
-	       out->user + out->sys, out->user, out->sys, out->agents);
+	       n, rounds, n / 2, out->wall, out->user + out->sys, out->user, out->sys, out->agents);
 	rck_mesh_free(m);
 	rck_mesh_config_free(c);
 	for (int k = 0; k < PROCS; k++) {
@@ -461,7 +448,7 @@ int main(int argc, char **argv)
 {
 	struct rlimit rl;
 	struct rck_ctx *ctx;
-	struct per_round r256, r1024, o256, o1024;
+	struct per_round r256, r1024;
 	double c1024;
 	int rc;
 
@@ -483,16 +470,8 @@ int main(int argc, char **argv)
 		rck_ctx_free(ctx);
 		return rc ? 1 : 0;
 	}
-	/* Each size twice in one run: the agents of the first protocol, then
-	 * standing listeners (SERVE and RUN sent at once). */
-	sweep_bench(ctx, 256, 10, true, &o256);
-	sweep_bench(ctx, 256, 10, false, &r256);
-	sweep_bench(ctx, 1024, 20, true, &o1024);
-	sweep_bench(ctx, 1024, 20, false, &r1024);
-	printf("standing listeners / SERVE-SERVING-RUN, per round: wall %.2f at 256, %.2f at 1024; "
-	       "coordinator CPU %.2f at 256, %.2f at 1024\n",
-	       r256.wall / o256.wall, r1024.wall / o1024.wall,
-	       (r256.user + r256.sys) / (o256.user + o256.sys), (r1024.user + r1024.sys) / (o1024.user + o1024.sys));
+	sweep_bench(ctx, 256, 10, &r256);
+	sweep_bench(ctx, 1024, 20, &r1024);
 	c1024 = r1024.user + r1024.sys;
 	printf("wall ms per round at 1024 / at 256: %.2f (a round has 4x the probes)\n", r1024.wall / r256.wall);
 	printf("wall ms per round at 1024 / the %.1f ms target: %.2f (agents simulated on the same 2 cores)\n",

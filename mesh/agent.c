@@ -55,8 +55,6 @@ struct session {
 	unsigned int n_w;
 	struct ag_msg *msg; /* scratch of the main thread */
 	uint8_t *out;       /* scratch of the main thread's replies */
-	pthread_mutex_t stlock; /* over the slots' use and names */
-	struct agent_standing st[AGENT_MAX_STANDING];
 };
 
 RCK_EXPORT int rck_key_load(const char *path, uint8_t *key, size_t cap, size_t *len, char *err,
@@ -188,29 +186,6 @@ static int worker_send(void *arg, const struct ag_msg *m)
 	return reply(ws->s, m, ws->buf);
 }
 
-/* The standing slot of the NIC a SERVE names; NULL when all are taken
- * (then the probe gets a listener of its own). */
-static struct agent_standing *standing_slot(struct session *s, const struct ag_msg *req)
-{
-	struct agent_standing *st = NULL;
-
-	pthread_mutex_lock(&s->stlock);
-	for (unsigned int i = 0; i < AGENT_MAX_STANDING && !st; i++)
-		if (s->st[i].used && s->st[i].ib_port == req->ib_port && !strcmp(s->st[i].device, req->device))
-			st = &s->st[i];
-	for (unsigned int i = 0; i < AGENT_MAX_STANDING && !st; i++)
-		if (!s->st[i].used) {
-			st = &s->st[i];
-			st->used = true;
-			snprintf(st->device, sizeof(st->device), "%s", req->device);
-			st->ib_port = req->ib_port;
-			st->srv = NULL;
-			pthread_mutex_init(&st->lock, NULL);
-		}
-	pthread_mutex_unlock(&s->stlock);
-	return st;
-}
-
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -221,9 +196,7 @@ static void *worker_main(void *arg)
 		if (w->req.type == AG_RUN)
 			agent_run_probe(w->s->a->ctx, &w->req, m, worker_send, &ws);
 		else
-			agent_serve_probe(w->s->a->ctx, &w->req, &w->s->a->o,
-					  w->req.standing ? standing_slot(w->s, &w->req) : NULL, m,
-					  worker_send, &ws);
+			agent_serve_probe(w->s->a->ctx, &w->req, &w->s->a->o, m, worker_send, &ws);
 	}
 	free(m);
 	free(ws.buf);
@@ -473,12 +446,8 @@ RCK_EXPORT int rck_agent_serve(struct rck_agent *a, int wait_ms)
 		rc = -ENOMEM;
 	} else {
 		pthread_mutex_init(&s.wlock, NULL);
-		pthread_mutex_init(&s.stlock, NULL);
 		rck_info(a->ctx, "agent: session of %s", s.peer);
 		session_loop(&s);
-		/* Every worker is reaped: the standing listeners are free. */
-		agent_standing_free(s.st, AGENT_MAX_STANDING);
-		pthread_mutex_destroy(&s.stlock);
 		pthread_mutex_destroy(&s.wlock);
 	}
 	close(s.fd);

@@ -195,13 +195,13 @@ void agent_run_probe(struct rck_ctx *ctx, const struct ag_msg *req, struct ag_ms
 }
 
 void agent_serve_probe(struct rck_ctx *ctx, const struct ag_msg *req,
-		       const struct rck_agent_opts *ao, struct agent_standing *st,
-		       struct ag_msg *out, agent_send_fn send, void *arg)
+		       const struct rck_agent_opts *ao, struct ag_msg *out, agent_send_fn send,
+		       void *arg)
 {
 	struct rck_probe_server *srv = NULL;
 	struct rck_probe_result *res = NULL;
 	struct rck_probe_opts o;
-	int rc = 0;
+	int rc;
 
 	probe_opts(req, &o);
 	o.port = 0;
@@ -210,19 +210,11 @@ void agent_serve_probe(struct rck_ctx *ctx, const struct ag_msg *req,
 	o.max_duration_s = ao->max_probe_s;
 	ag_msg_clear(out);
 	out->id = req->id;
-	if (st) {
-		pthread_mutex_lock(&st->lock);
-		if (!st->srv)
-			rc = rck_probe_server_new(ctx, &o, &st->srv);
-		srv = st->srv;
-	} else {
-		rc = rck_probe_server_new(ctx, &o, &srv);
-	}
+	rc = rck_probe_server_new(ctx, &o, &srv);
 	if (!rc) {
 		out->type = AG_SERVING;
 		out->probe_port = rck_probe_server_port(srv);
-		out->standing = st ? AG_STANDING_NEW : 0;
-		if ((!st || req->standing != AG_STANDING_KNOWN) && send(arg, out))
+		if (send(arg, out))
 			goto out;
 		rc = rck_probe_server_serve(srv, req->timeout_ms ? (int)req->timeout_ms : 10000, &res);
 	}
@@ -239,26 +231,5 @@ void agent_serve_probe(struct rck_ctx *ctx, const struct ag_msg *req,
 	send(arg, out);
 out:
 	rck_probe_result_free(res);
-	if (!st) {
-		rck_probe_server_free(srv);
-		return;
-	}
-	/* A listener that failed otherwise than by waiting is made anew. */
-	if (rc && rc != -ETIMEDOUT) {
-		rck_probe_server_free(st->srv);
-		st->srv = NULL;
-	}
-	pthread_mutex_unlock(&st->lock);
-}
-
-void agent_standing_free(struct agent_standing *st, unsigned int n)
-{
-	for (unsigned int i = 0; i < n; i++) {
-		if (!st[i].used)
-			continue;
-		rck_probe_server_free(st[i].srv);
-		pthread_mutex_destroy(&st[i].lock);
-		st[i].srv = NULL;
-		st[i].used = false;
-	}
+	rck_probe_server_free(srv);
 }

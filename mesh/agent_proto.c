@@ -17,8 +17,8 @@ enum {
 	A_ID = 1, A_STATUS, A_TEXT, A_NIC, A_DEV, A_PORT, A_NETDEV, A_STATE, A_FW, A_ADDR,
 	A_RATE, A_MTU, A_NETDEV_MTU, A_GID_INDEX, A_CTRMASK, A_TEST, A_TRANSPORT, A_SIZE,
 	A_ITERS, A_DURATION, A_TIMEOUT, A_PEER, A_PROBE_PORT, A_GBPS, A_P50, A_P99, A_SECONDS,
-	A_CTR_SRC, A_CTR_DST, A_CTR, A_CTR_ID, A_CTR_VAL, A_STANDING,
-	A_MAX = A_STANDING
+	A_CTR_SRC, A_CTR_DST, A_CTR, A_CTR_ID, A_CTR_VAL,
+	A_MAX = A_CTR_VAL
 };
 
 const char *ag_type_name(uint16_t type)
@@ -125,13 +125,9 @@ int ag_encode(const struct ag_msg *m, uint8_t *buf, size_t cap, size_t *len)
 		break;
 	case AG_SERVE:
 		put_probe(&b, m);
-		if (m->standing)
-			wire_attr_put_u32(&b, A_STANDING, m->standing);
 		break;
 	case AG_SERVING:
 		wire_attr_put_u32(&b, A_PROBE_PORT, m->probe_port);
-		if (m->standing)
-			wire_attr_put_u32(&b, A_STANDING, m->standing);
 		break;
 	case AG_RUN:
 		put_probe(&b, m);
@@ -265,7 +261,6 @@ int ag_decode(uint16_t type, const uint8_t *p, size_t len, struct ag_msg *m)
 	     opt_u32(&tb[A_TIMEOUT], &m->timeout_ms) ?:
 	     opt_str(&tb[A_PEER], m->peer, sizeof(m->peer)) ?:
 	     opt_u32(&tb[A_PROBE_PORT], &m->probe_port) ?:
-	     opt_u32(&tb[A_STANDING], &m->standing) ?:
 	     opt_f64(&tb[A_GBPS], &m->gbps) ?:
 	     opt_f64(&tb[A_P50], &m->lat_p50_us) ?:
 	     opt_f64(&tb[A_P99], &m->lat_p99_us) ?:
@@ -274,7 +269,7 @@ int ag_decode(uint16_t type, const uint8_t *p, size_t len, struct ag_msg *m)
 	     get_ctrs(&tb[A_CTR_DST], m->ctr[1], &m->n_ctr[1]);
 	if (rc)
 		return -EBADMSG;
-	if (m->probe_port > 65535 || m->ib_port > 255 || m->standing > AG_STANDING_KNOWN)
+	if (m->probe_port > 65535 || m->ib_port > 255)
 		return -EBADMSG;
 	if (type != AG_HOST)
 		return 0;

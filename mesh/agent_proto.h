@@ -33,9 +33,6 @@ enum ag_type {
 	AG_CLOSE = 11,   /* the coordinator is done */
 };
 
-#define AG_STANDING_NEW 1
-#define AG_STANDING_KNOWN 2
-
 /* AG_ERROR status beyond enum rck_probe_status. */
 #define AG_ERR_BUSY 0x100   /* another coordinator's session runs */
 #define AG_ERR_LIMIT 0x101  /* a request above the agent's limits */
@@ -75,12 +72,6 @@ struct ag_msg {
 	uint64_t iters;
 	uint32_t duration_ms, timeout_ms;
 	char peer[256];          /* RUN: the listener's address */
-	/* SERVE: 0 a listener for this probe alone; AG_STANDING_NEW the NIC's
-	 * listener kept for the session, its port announced in SERVING;
-	 * AG_STANDING_KNOWN that listener, no SERVING (the coordinator sent
-	 * RUN with its port at once). SERVING: AG_STANDING_NEW when its port
-	 * stays for the session. Older agents skip it and answer as for 0. */
-	uint32_t standing;
 	uint32_t probe_port;     /* RUN: its port; SERVING: the port listening */
 	/* RESULT */
 	double gbps, lat_p50_us, lat_p99_us, seconds;

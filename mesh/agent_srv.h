@@ -3,29 +3,12 @@
 #ifndef RCK_MESH_AGENT_SRV_H
 #define RCK_MESH_AGENT_SRV_H
 
-#include <pthread.h>
-#include <stdbool.h>
-
 #include "rocecheck/agent.h"
 #include "rocecheck/context.h"
-#include "rocecheck/probe.h"
 
 #include "agent_proto.h"
 
 typedef int (*agent_send_fn)(void *arg, const struct ag_msg *m);
-
-/* A NIC's probe listener kept for a coordinator session (SERVE with
- * standing set), so the coordinator can send RUN with its port at once. The
- * scheduler never books a NIC twice, so its sessions follow one another;
- * @lock holds a second one back all the same. */
-struct agent_standing {
-	pthread_mutex_t lock;
-	bool used;                 /* slot taken (under the session's lock) */
-	char device[AG_NAME_MAX];
-	uint32_t ib_port;
-	struct rck_probe_server *srv;
-};
-#define AGENT_MAX_STANDING 16
 
 /* Fill @out (an AG_HOST) with the host name and its RoCE ports. 0 or -errno. */
 int agent_describe(struct rck_ctx *ctx, struct ag_msg *out);
@@ -40,13 +23,9 @@ void agent_run_probe(struct rck_ctx *ctx, const struct ag_msg *req, struct ag_ms
 		     agent_send_fn send, void *arg);
 /* Serve one probe session of an AG_SERVE: AG_SERVING with the port, then
  * AG_SERVED when it ended (or AG_SERVED alone when no listener could be
- * made). With @st (the NIC's standing slot), on its listener, made if
- * needed, and AG_SERVING only when req->standing is AG_STANDING_NEW. */
+ * made). */
 void agent_serve_probe(struct rck_ctx *ctx, const struct ag_msg *req,
-		       const struct rck_agent_opts *o, struct agent_standing *st,
-		       struct ag_msg *scratch, agent_send_fn send, void *arg);
-
-/* Close the standing listeners of @n slots (no session on them any more). */
-void agent_standing_free(struct agent_standing *st, unsigned int n);
+		       const struct rck_agent_opts *o, struct ag_msg *scratch, agent_send_fn send,
+		       void *arg);
 
 #endif

@@ -84,7 +84,6 @@ struct sweep {
 	uint32_t *dirty;       /* hosts with output queued since the last flush */
 	size_t n_dirty;
 	size_t settled;        /* hosts READY or DEAD, while meeting them */
-	uint32_t *standing;    /* per NIC: port of its agent's standing listener, 0 unknown */
 	struct ag_msg **pool;  /* stashed results free for reuse */
 	size_t n_pool;
 };
@@ -274,34 +273,19 @@ static void probe_request(struct sweep *s, uint32_t t, uint16_t type, uint32_t n
 	m->timeout_ms = s->timeout_ms;
 }
 
-static void send_run(struct sweep *s, uint32_t t, uint32_t probe_port);
-
-/* SERVE to the destination; when its NIC's standing listener is known, RUN
- * to the source in the same wakeup, without waiting for SERVING. Only a
- * lone probe uses the standing listener: an incast group's senders all
- * meet one NIC at once. */
 static int start_test(struct sweep *s, uint32_t t)
 {
 	struct rtask *r = &s->rt[t];
 	const struct mesh_task *task = &s->plan->tasks[t];
 	struct host *dst = &s->h[host_of(s, task->dst)];
 	struct ag_msg *m = s->msg;
-	bool alone = s->plan->units[s->task_unit[t]].n_tasks == 1;
-	uint32_t port = alone ? s->standing[task->dst] : 0;
-	int rc;
 
 	r->got_serving = r->got_result = r->got_served = false;
 	unstash(s, r);
 	r->started = wire_now_ns();
 	r->deadline = r->started + (uint64_t)s->timeout_ms * 1000000ull;
 	probe_request(s, t, AG_SERVE, task->dst, m);
-	m->standing = !alone ? 0 : port ? AG_STANDING_KNOWN : AG_STANDING_NEW;
-	rc = send_msg(s, dst, m);
-	if (!rc && port) {
-		r->got_serving = true;
-		send_run(s, t, port);
-	}
-	return rc;
+	return send_msg(s, dst, m);
 }
 
 /* The task's current test has both ends' answers (or a dead end); @res is
@@ -311,10 +295,6 @@ static void test_done(struct sweep *s, uint32_t t, enum rck_mesh_status st, cons
 {
 	struct rtask *r = &s->rt[t];
 
-	/* A failed probe may have been the listener's fault: ask for its port
-	 * again next time. */
-	if (st != RCK_MESH_OK)
-		s->standing[s->plan->tasks[t].dst] = 0;
 	record(s, t, st, reason, st == RCK_MESH_OK ? res : NULL);
 	if (st == RCK_MESH_UNREACHABLE || st == RCK_MESH_SKIPPED) {
 		/* The remaining tests cannot run either. */
@@ -563,8 +543,6 @@ static void sweep_frame(struct sweep *s, struct host *h, const struct wire_frame
 	from_dst = host_of(s, s->plan->tasks[t].dst) == hi;
 	if (m->type == AG_SERVING && from_dst && !r->got_serving) {
 		r->got_serving = true;
-		if (m->standing == AG_STANDING_NEW)
-			s->standing[s->plan->tasks[t].dst] = m->probe_port;
 		send_run(s, t, m->probe_port);
 		return;
 	}
@@ -908,7 +886,6 @@ static void teardown(struct sweep *s)
 	for (size_t i = 0; i < s->n_pool; i++)
 		free(s->pool[i]);
 	free(s->pool);
-	free(s->standing);
 	free(s->rt);
 	free(s->unit_left);
 	free(s->task_unit);
@@ -941,8 +918,7 @@ static int plan_sweep(struct sweep *s)
 	s->task_unit = calloc(s->plan->n_tasks ? s->plan->n_tasks : 1, sizeof(*s->task_unit));
 	s->run_list = calloc(s->plan->n_tasks ? s->plan->n_tasks : 1, sizeof(*s->run_list));
 	s->pool = calloc(s->plan->n_tasks ? s->plan->n_tasks : 1, sizeof(*s->pool));
-	s->standing = calloc(rck_mesh_nic_count(s->m) + 1, sizeof(*s->standing));
-	if (!s->rt || !s->unit_left || !s->task_unit || !s->run_list || !s->pool || !s->standing)
+	if (!s->rt || !s->unit_left || !s->task_unit || !s->run_list || !s->pool)
 		return -ENOMEM;
 	for (uint32_t u = 0; u < s->plan->n_units; u++)
 		for (uint32_t i = 0; i < s->plan->units[u].n_tasks; i++)
