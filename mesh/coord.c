@@ -77,15 +77,15 @@ struct sweep {
 	unsigned int done, total, down;
 	uint64_t t0;
 	unsigned int timeout_ms;
+	size_t settled;        /* hosts READY or DEAD, while meeting them */
+	struct ag_msg **pool;  /* stashed results free for reuse */
+	size_t n_pool;
 	struct ag_msg *msg;    /* scratch */
 	uint8_t *buf;          /* scratch, AG_MAX_PAYLOAD */
 	int ep;                /* epoll: every connection, events by host index */
 	uint8_t *in;           /* INBUF bytes read at once from one connection */
 	uint32_t *dirty;       /* hosts with output queued since the last flush */
 	size_t n_dirty;
-	size_t settled;        /* hosts READY or DEAD, while meeting them */
-	struct ag_msg **pool;  /* stashed results free for reuse */
-	size_t n_pool;
 };
 
 static double secs(uint64_t ns)
