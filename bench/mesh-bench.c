@@ -135,22 +135,92 @@ static void sim_agents(const int *lfd, unsigned int n)
 	}
 }
 
-struct prog {
+/* Samples taken from the progress callback every round of probes, from the
+ * second round on (connecting and planning excluded) until the deadline
+ * (then the rest is recorded skipped at once, which is no round). */
+struct sample {
 	unsigned int done;
-	double first, last;
+	double wall, user, sys;
 };
 
-/* Sweep @n simulated agents for @secs at most; ms per round of n/2 probes. */
-static double round_ms(struct rck_ctx *ctx, unsigned int n, double secs, double *cpu_ms)
+struct prog {
+	unsigned int per_round;
+	double deadline_s;
+	bool have_first;
+	struct sample first, last;
+	const pid_t *pid;       /* the simulated agents' processes */
+	double agents_first;    /* their CPU seconds at the first sample */
+};
+
+static double tv(const struct timeval *t)
+{
+	return t->tv_sec + t->tv_usec / 1e6;
+}
+
+/* CPU seconds (user + system) of process @pid so far. */
+static double proc_cpu(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ut = 0, st = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return NAN;
+	p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+	fclose(f);
+	/* After the command: state, then fields 4..13, then utime stime. */
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+		return NAN;
+	return (double)(ut + st) / sysconf(_SC_CLK_TCK);
+}
+
+static double agents_cpu(const pid_t *pid)
+{
+	double sum = 0;
+
+	for (int k = 0; k < PROCS; k++)
+		sum += proc_cpu(pid[k]);
+	return sum;
+}
+
+static void on_progress(void *data, const struct rck_mesh_progress *p)
+{
+	struct prog *pr = data;
+	struct sample smp;
+	struct rusage ru;
+
+	if (p->done % pr->per_round || p->done < 2 * pr->per_round || p->elapsed_s >= pr->deadline_s)
+		return;
+	getrusage(RUSAGE_SELF, &ru);
+	smp.done = p->done;
+	smp.wall = p->elapsed_s;
+	smp.user = tv(&ru.ru_utime);
+	smp.sys = tv(&ru.ru_stime);
+	if (!pr->have_first) {
+		pr->first = smp;
+		pr->have_first = true;
+		pr->agents_first = agents_cpu(pr->pid);
+	}
+	pr->last = smp;
+}
+
+struct per_round {
+	double wall, user, sys, agents;
+};
+
+/* Sweep @n simulated agents for @secs at most: per round of n/2 probes, the
+ * wall time, the coordinator's CPU (user, system) and the agents' CPU. */
+static void sweep_bench(struct rck_ctx *ctx, unsigned int n, double secs, struct per_round *out)
 {
 	unsigned int *port = calloc(n, sizeof(*port));
 	int *lfd = calloc(n, sizeof(*lfd));
 	pid_t pid[PROCS];
 	struct rck_mesh_config *c;
 	struct rck_mesh *m;
-	struct prog pr = { 0 };
-	double rounds, per, cpu;
-	struct rusage ru0, ru1;
+	struct prog pr = { .per_round = n / 2, .deadline_s = secs, .pid = pid };
+	double rounds, agents_end;
 
 	for (unsigned int i = 0; i < n; i++)
 		if (psock_listen("127.0.0.1", 0, &lfd[i], &port[i])) {
@@ -177,36 +247,27 @@ static double round_ms(struct rck_ctx *ctx, unsigned int n, double secs, double 
 	}
 	rck_mesh_config_set_probe(c, RCK_PROBE_TRANSPORT_TCP, 0, 1, 0);
 	rck_mesh_config_set_deadline(c, secs);
-	getrusage(RUSAGE_SELF, &ru0);
+	rck_mesh_config_set_progress(c, on_progress, &pr);
 	if (rck_mesh_run(ctx, c, &m)) {
 		fprintf(stderr, "mesh-bench: sweep of %u failed\n", n);
 		exit(1);
 	}
-	/* Measured probes only (the deadline records the rest skipped), from
-	 * the first one's end to the last one's. */
-	pr.first = INFINITY;
-	pr.last = 0;
-	pr.done = 0;
-	for (unsigned int i = 0; i < rck_mesh_cell_count(m); i++) {
-		struct rck_mesh_meas me = { .size = sizeof(me) };
-
-		if (rck_mesh_cell_meas(m, i, 0, &me) || me.status != RCK_MESH_OK)
-			continue;
-		pr.done++;
-		pr.first = fmin(pr.first, me.start_s + me.seconds);
-		pr.last = fmax(pr.last, me.start_s + me.seconds);
+	/* The agents wait idle once the probes end: their CPU now is theirs
+	 * up to the last sample. */
+	agents_end = agents_cpu(pid);
+	rounds = pr.have_first ? (double)(pr.last.done - pr.first.done) / pr.per_round : 0;
+	if (rounds < 1) {
+		fprintf(stderr, "mesh-bench: fewer than 3 rounds of %u agents in %.0f s\n", n, secs);
+		exit(1);
 	}
-	getrusage(RUSAGE_SELF, &ru1);
-	cpu = (ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec + ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
-	      (ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec + ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6;
-	rounds = pr.done / (n / 2.0);
-	per = rounds > 1 ? (pr.last - pr.first) * 1000 / (rounds - 1) : NAN;
-	printf("agents %u: %u probes measured in %.2f s after the first (%.1f rounds of %u), %.3f ms per round\n",
-	       n, pr.done, pr.last - pr.first, rounds, n / 2, per);
-	printf("agents %u: coordinator CPU (user+sys, whole sweep incl. connecting) %.2f s, %.3f ms per round\n",
-	       n, cpu, cpu * 1000 / rounds);
-	if (cpu_ms)
-		*cpu_ms = cpu * 1000 / rounds;
+	out->wall = (pr.last.wall - pr.first.wall) * 1000 / rounds;
+	out->user = (pr.last.user - pr.first.user) * 1000 / rounds;
+	out->sys = (pr.last.sys - pr.first.sys) * 1000 / rounds;
+	out->agents = (agents_end - pr.agents_first) * 1000 / rounds;
+	printf("agents %u: %.0f rounds of %u probes measured (from the third round on), per round: "
+	       "%.3f ms wall, coordinator CPU %.3f ms (user %.3f, system %.3f), "
+	       "simulated agents' CPU %.3f ms\n",
+	       n, rounds, n / 2, out->wall, out->user + out->sys, out->user, out->sys, out->agents);
 	rck_mesh_free(m);
 	rck_mesh_config_free(c);
 	for (int k = 0; k < PROCS; k++) {
@@ -215,7 +276,6 @@ static double round_ms(struct rck_ctx *ctx, unsigned int n, double secs, double 
 	}
 	free(port);
 	free(lfd);
-	return per;
 }
 
 static long rss_kib(pid_t pid)
@@ -280,11 +340,117 @@ static void agent_rss(const char *rck)
 	       idle, after, RSS_TARGET_KIB, (double)(after > idle ? after : idle) / RSS_TARGET_KIB);
 }
 
+#define REAL_HOSTS 4
+#define REAL_PROBE_S 0.3
+#define SWEEP_TARGET 1.10
+
+/* Seconds of the @src -> @dst bw probe (hosts by index), NAN if none ok. */
+static double probe_secs(const struct rck_mesh *m, unsigned int src, unsigned int dst)
+{
+	struct rck_mesh_meas me = { .size = sizeof(me) };
+	unsigned int a, b, cell;
+
+	if (rck_mesh_host_nic(m, src, 0, &a) || rck_mesh_host_nic(m, dst, 0, &b) ||
+	    rck_mesh_find_cell(m, RCK_MESH_TEST_BW, a, b, &cell) ||
+	    rck_mesh_cell_meas(m, cell, 0, &me) || me.status != RCK_MESH_OK)
+		return NAN;
+	return me.seconds;
+}
+
+/* A full sweep of 4 real agents on loopback with TCP probes of fixed
+ * length: its wall time (first probe's start to last one's end) against
+ * the sum over circle-method steps (n/2 disjoint probes each, 2(n-1) steps)
+ * of the step's slowest probe, i.e. a sweep with a barrier after each step
+ * and no cost between probes. */
+static int sweep_real(struct rck_ctx *ctx, const char *rck)
+{
+	const unsigned int n = REAL_HOSTS;
+	pid_t pid[REAL_HOSTS];
+	unsigned int port[REAL_HOSTS];
+	struct rck_mesh_config *c;
+	struct rck_mesh *m = NULL;
+	double first = INFINITY, last = 0, ref = 0;
+	unsigned int ok = 0;
+	int rc = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		char listen[32];
+		int lfd;
+
+		psock_listen("127.0.0.1", 0, &lfd, &port[i]);
+		close(lfd);
+		snprintf(listen, sizeof(listen), "127.0.0.1:%u", port[i]);
+		pid[i] = fork();
+		if (pid[i] == 0) {
+			execl(rck, rck, "agent", "--listen", listen, (char *)NULL);
+			_exit(127);
+		}
+	}
+	usleep(300000);
+	rck_mesh_config_new(&c);
+	for (unsigned int i = 0; i < n; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "real%u", i);
+		rck_mesh_config_add_host(c, name, "127.0.0.1", port[i], NULL, 0);
+	}
+	rck_mesh_config_set_tests(c, 1u << RCK_MESH_TEST_BW);
+	rck_mesh_config_set_probe(c, RCK_PROBE_TRANSPORT_TCP, 65536, 0, REAL_PROBE_S);
+	rck_mesh_config_set_deadline(c, 60);
+	if (rck_mesh_run(ctx, c, &m)) {
+		fprintf(stderr, "mesh-bench: the sweep of %u real agents failed\n", n);
+		rc = -1;
+	}
+	for (unsigned int i = 0; m && i < rck_mesh_cell_count(m); i++) {
+		struct rck_mesh_meas me = { .size = sizeof(me) };
+
+		if (rck_mesh_cell_meas(m, i, 0, &me) || me.status != RCK_MESH_OK)
+			continue;
+		ok++;
+		first = fmin(first, me.start_s);
+		last = fmax(last, me.start_s + me.seconds);
+	}
+	/* Circle method: host n-1 fixed, the others turn; each round's pairs
+	 * one way (a step), then the other way (a step). */
+	for (unsigned int r = 0; m && r < n - 1; r++)
+		for (int dir = 0; dir < 2; dir++) {
+			double slow = 0;
+
+			for (unsigned int k = 0; k < n / 2; k++) {
+				unsigned int a = k ? (r + k) % (n - 1) : n - 1;
+				unsigned int b = k ? (r + n - 1 - k) % (n - 1) : r;
+
+				slow = fmax(slow, dir ? probe_secs(m, b, a) : probe_secs(m, a, b));
+			}
+			ref += slow;
+		}
+	if (!rc && ok != n * (n - 1)) {
+		fprintf(stderr, "mesh-bench: %u of %u probes ok among real agents\n", ok, n * (n - 1));
+		rc = -1;
+	}
+	if (!rc) {
+		printf("sweep of %u real agents (TCP probes of %.1f s): %.3f s wall, sum over steps of the slowest "
+		       "probe %.3f s, %u steps of the nominal probe %.3f s\n",
+		       n, REAL_PROBE_S, last - first, ref, 2 * (n - 1), 2 * (n - 1) * REAL_PROBE_S);
+		printf("sweep wall / sum of the slowest probe per step: %.3f (target %.2f); / nominal steps: %.3f\n",
+		       (last - first) / ref, SWEEP_TARGET, (last - first) / (2 * (n - 1) * REAL_PROBE_S));
+	}
+	rck_mesh_free(m);
+	rck_mesh_config_free(c);
+	for (unsigned int i = 0; i < n; i++) {
+		kill(pid[i], SIGTERM);
+		waitpid(pid[i], NULL, 0);
+	}
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct rlimit rl;
 	struct rck_ctx *ctx;
-	double r256, r1024, c256, c1024;
+	struct per_round r256, r1024;
+	double c1024;
+	int rc;
 
 	signal(SIGPIPE, SIG_IGN);
 	getrlimit(RLIMIT_NOFILE, &rl);
@@ -298,15 +464,31 @@ int main(int argc, char **argv)
 	rck_ctx_new(&ctx);
 	rck_ctx_set_log_priority(ctx, 3);
 	rck_ctx_set_timeout_ms(ctx, 20000);
-	r256 = round_ms(ctx, 256, 10, &c256);
-	r1024 = round_ms(ctx, 1024, 20, &c1024);
-	printf("wall ms per round at 1024 / at 256: %.2f (a round has 4x the probes)\n", r1024 / r256);
-	printf("wall ms per round at 1024 / the %.1f ms target: %.2f (agents simulated on the same cores)\n",
-	       ROUND_TARGET_MS, r1024 / ROUND_TARGET_MS);
-	printf("coordinator CPU ms per round at 1024 / the %.1f ms target: %.2f; at 256: %.2f\n",
-	       ROUND_TARGET_MS, c1024 / ROUND_TARGET_MS, c256 / ROUND_TARGET_MS);
-	if (argc > 1)
+	/* `mesh-bench ROCECHECK --real`: only the sweep of real agents. */
+	if (argc > 2 && !strcmp(argv[2], "--real")) {
+		rc = sweep_real(ctx, argv[1]);
+		rck_ctx_free(ctx);
+		return rc ? 1 : 0;
+	}
+	sweep_bench(ctx, 256, 10, &r256);
+	sweep_bench(ctx, 1024, 20, &r1024);
+	c1024 = r1024.user + r1024.sys;
+	printf("wall ms per round at 1024 / at 256: %.2f (a round has 4x the probes)\n", r1024.wall / r256.wall);
+	printf("wall ms per round at 1024 / the %.1f ms target: %.2f (agents simulated on the same 2 cores)\n",
+	       ROUND_TARGET_MS, r1024.wall / ROUND_TARGET_MS);
+	/* On loopback the sender's system time includes the receiver's TCP
+	 * input path, so the coordinator's system time also pays for the
+	 * agents' receiving; its user time is its own code alone. */
+	printf("coordinator CPU ms per round at 1024 / the %.1f ms target: %.2f (user only: %.2f); at 256: %.2f\n",
+	       ROUND_TARGET_MS, c1024 / ROUND_TARGET_MS, r1024.user / ROUND_TARGET_MS,
+	       (r256.user + r256.sys) / ROUND_TARGET_MS);
+	printf("coordinator share of the CPU per round at 1024: %.2f (coordinator / (coordinator + agents))\n",
+	       c1024 / (c1024 + r1024.agents));
+	if (argc > 1) {
 		agent_rss(argv[1]);
+		if (sweep_real(ctx, argv[1]))
+			return 1;
+	}
 	rck_ctx_free(ctx);
 	return 0;
 }

@@ -9,6 +9,11 @@
 #include "launch_int.h"
 
 static const char *const default_agent[] = { "rocecheck", "agent", "--once", NULL };
+/* Where the launcher passes our pipe on as the agent's standard input (ssh
+ * without -n, a local template), the agent exits when we close it or die,
+ * even if it never had a session. pdsh does not pass it on (the agent would
+ * read end of file at once); srun and mpirun stop their tasks themselves. */
+static const char *const lifeline_agent[] = { "rocecheck", "agent", "--once", "--lifeline", NULL };
 
 const char *const *rck_launch_default_agent(void)
 {
@@ -241,11 +246,12 @@ RCK_EXPORT int rck_launch_argv(const char *launcher, const char *host, const cha
 		const char *pre[6]; /* words before the extra ones */
 		const char *sep;    /* the word between them and the host */
 		bool remote_shell;  /* the agent words reach a shell on the host */
+		bool stdin_passed;  /* our pipe reaches the agent's standard input */
 	} builtin[] = {
-		{ "ssh", { "ssh", "-o", "BatchMode=yes", "-T" }, "--", true },
-		{ "srun", { "srun", "-N1", "-n1" }, "-w", false },
-		{ "pdsh", { "pdsh", "-N" }, "-w", true },
-		{ "mpirun", { "mpirun", "-n", "1" }, "--host", false },
+		{ "ssh", { "ssh", "-o", "BatchMode=yes", "-T" }, "--", true, true },
+		{ "srun", { "srun", "-N1", "-n1" }, "-w", false, false },
+		{ "pdsh", { "pdsh", "-N" }, "-w", true, false },
+		{ "mpirun", { "mpirun", "-n", "1" }, "--host", false, false },
 	};
 	struct words w = { 0 };
 	int rc = 0;
@@ -255,15 +261,15 @@ RCK_EXPORT int rck_launch_argv(const char *launcher, const char *host, const cha
 	*out = NULL;
 	if (!launcher || !rck_launch_host_ok(host))
 		return -EINVAL;
-	if (!agent)
-		agent = default_agent;
-	if (!*agent)
+	if (agent && !*agent)
 		return -EINVAL;
 	if (!strcmp(launcher, "none"))
 		return 0;
 	size_t b = 0;
 	while (b < RCK_ARRAY_SIZE(builtin) && strcmp(launcher, builtin[b].name))
 		b++;
+	if (!agent)
+		agent = b == RCK_ARRAY_SIZE(builtin) || builtin[b].stdin_passed ? lifeline_agent : default_agent;
 	if (b < RCK_ARRAY_SIZE(builtin)) {
 		for (size_t k = 0; !rc && k < RCK_ARRAY_SIZE(builtin[b].pre) && builtin[b].pre[k]; k++)
 			rc = words_dup(&w, builtin[b].pre[k]);

@@ -152,7 +152,7 @@ RCK_EXPORT int rck_launch_new(struct rck_ctx *ctx, const struct rck_launch_opts 
 	l->opts.extra_args = (const char *const *)l->extra;
 	for (size_t i = 0; !rc && i < n; i++) {
 		struct lhost *h = &l->h[i];
-		h->out_fd = h->err_fd = -1;
+		h->out_fd = h->err_fd = h->in_fd = -1;
 		l->n = i + 1;
 		if (!(h->name = strdup(hosts[i])))
 			rc = -ENOMEM;
@@ -269,6 +269,7 @@ static void host_fail(struct rck_launch *l, struct lhost *h, uint64_t now, bool 
 		h->why = NULL;
 	va_end(ap);
 	rck_launch_close_fd(&h->out_fd);
+	rck_launch_close_fd(&h->in_fd);
 	h->st = RCK_LAUNCH_UNREACHABLE;
 	h->starting = false;
 	h->ms = (unsigned int)(now - h->t_spawn);
@@ -341,7 +342,7 @@ static void reap_step(struct rck_launch *l, struct lhost *h, uint64_t now)
 static int spawn(struct rck_launch *l, struct lhost *h)
 {
 	char **argv = NULL;
-	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, rc;
+	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, inp[2] = { -1, -1 }, rc;
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
 	sigset_t none, dfl;
@@ -350,10 +351,13 @@ static int spawn(struct rck_launch *l, struct lhost *h)
 	rc = rck_launch_argv(l->launcher, h->name, l->opts.agent_argv, l->opts.extra_args, &argv);
 	if (rc)
 		return rc;
-	if (pipe2(outp, O_CLOEXEC | O_NONBLOCK) || pipe2(errp, O_CLOEXEC | O_NONBLOCK)) {
+	if (pipe2(outp, O_CLOEXEC | O_NONBLOCK) || pipe2(errp, O_CLOEXEC | O_NONBLOCK) ||
+	    pipe2(inp, O_CLOEXEC)) {
 		rc = -errno;
 		rck_launch_close_fd(&outp[0]);
 		rck_launch_close_fd(&outp[1]);
+		rck_launch_close_fd(&errp[0]);
+		rck_launch_close_fd(&errp[1]);
 		rck_launch_argv_free(argv);
 		return rc;
 	}
@@ -361,7 +365,8 @@ static int spawn(struct rck_launch *l, struct lhost *h)
 	fcntl(outp[1], F_SETFL, 0);
 	fcntl(errp[1], F_SETFL, 0);
 	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	/* Standard input: a pipe we never write, closed to say "stop". */
+	posix_spawn_file_actions_adddup2(&fa, inp[0], 0);
 	posix_spawn_file_actions_adddup2(&fa, outp[1], 1);
 	posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
 	posix_spawnattr_init(&at);
@@ -380,11 +385,13 @@ static int spawn(struct rck_launch *l, struct lhost *h)
 	posix_spawnattr_destroy(&at);
 	rck_launch_close_fd(&outp[1]);
 	rck_launch_close_fd(&errp[1]);
+	rck_launch_close_fd(&inp[0]);
 	h->t_spawn = rck_launch_now_ms();
 	h->deadline = h->t_spawn + l->opts.start_timeout_ms;
 	if (rc) {
 		rck_launch_close_fd(&outp[0]);
 		rck_launch_close_fd(&errp[0]);
+		rck_launch_close_fd(&inp[1]);
 		host_fail(l, h, h->t_spawn, false, "cannot run '%s': %s", argv[0], strerror(rc));
 		rck_launch_argv_free(argv);
 		return 0;
@@ -393,6 +400,7 @@ static int spawn(struct rck_launch *l, struct lhost *h)
 	h->pid = pid;
 	h->out_fd = outp[0];
 	h->err_fd = errp[0];
+	h->in_fd = inp[1];
 	h->starting = true;
 	return 0;
 }

@@ -22,6 +22,7 @@ int rck_launch_split(const char *t, char ***out);
 #define TOKEN_MAX 128
 #define TAIL_LEN 512
 #define EXIT_GRACE_MS 200 /* a launcher that closed stdout gets this long to exit */
+#define LIFELINE_MS 300   /* after closing their stdin, children may exit alone */
 
 enum reap_phase {
 	REAP_NONE,   /* running, or never started */
@@ -35,6 +36,7 @@ struct lhost {
 	enum rck_launch_status st;
 	pid_t pid;           /* > 0 while unreaped */
 	int out_fd, err_fd;  /* -1 when closed */
+	int in_fd;           /* the child's standard input, closed to stop it; -1 */
 	char line[LINE_MAX_LEN];
 	size_t line_n;
 	char tail[TAIL_LEN]; /* last bytes of stderr */

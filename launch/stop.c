@@ -35,21 +35,21 @@ RCK_EXPORT unsigned int rck_launch_drain(struct rck_launch *l)
 
 RCK_EXPORT int rck_launch_stop(struct rck_launch *l)
 {
-	uint64_t now, t_kill, t_end;
+	uint64_t now, t_term, t_kill, t_end;
 	struct pollfd *pfd;
-	bool killed = false;
+	bool termed = false, killed = false;
 	int rc = 0;
 
 	if (!l)
 		return -EINVAL;
+	/* Closing their standard input first lets agents with --lifeline end
+	 * by themselves, the remote ones too (ssh passes the end of file on). */
+	for (size_t i = 0; i < l->n; i++)
+		rck_launch_close_fd(&l->h[i].in_fd);
 	now = rck_launch_now_ms();
-	t_kill = now + l->opts.stop_grace_ms;
+	t_term = now + (l->opts.stop_grace_ms < LIFELINE_MS ? l->opts.stop_grace_ms : LIFELINE_MS);
+	t_kill = t_term + l->opts.stop_grace_ms;
 	t_end = t_kill + l->opts.stop_grace_ms;
-	for (size_t i = 0; i < l->n; i++) {
-		struct lhost *h = &l->h[i];
-		if (h->pid > 0)
-			killpg(h->pid, SIGTERM);
-	}
 	pfd = calloc(l->n ? l->n : 1, sizeof(*pfd));
 	for (;;) {
 		size_t left = 0, np = 0;
@@ -67,6 +67,12 @@ RCK_EXPORT int rck_launch_stop(struct rck_launch *l)
 		if (!left)
 			break;
 		now = rck_launch_now_ms();
+		if (!termed && now >= t_term) {
+			for (size_t i = 0; i < l->n; i++)
+				if (l->h[i].pid > 0)
+					killpg(l->h[i].pid, SIGTERM);
+			termed = true;
+		}
 		if (!killed && now >= t_kill) {
 			for (size_t i = 0; i < l->n; i++)
 				if (l->h[i].pid > 0)

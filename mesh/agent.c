@@ -178,7 +178,7 @@ static int reply_error(struct session *s, uint32_t id, uint32_t status, const ch
 {
 	struct ag_msg *m = s->msg;
 
-	memset(m, 0, sizeof(*m));
+	ag_msg_clear(m);
 	m->type = AG_ERROR;
 	m->id = id;
 	m->status = status;

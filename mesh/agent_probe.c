@@ -169,7 +169,7 @@ void agent_run_probe(struct rck_ctx *ctx, const struct ag_msg *req, struct ag_ms
 
 	probe_opts(req, &o);
 	o.port = req->probe_port;
-	memset(out, 0, sizeof(*out));
+	ag_msg_clear(out);
 	out->type = AG_RESULT;
 	out->id = req->id;
 	out->gbps = out->lat_p50_us = out->lat_p99_us = NAN;
@@ -208,7 +208,7 @@ void agent_serve_probe(struct rck_ctx *ctx, const struct ag_msg *req,
 	o.max_size = ao->max_probe_size > RCK_PROBE_DEFAULT_MAX_SIZE ? ao->max_probe_size
 								     : RCK_PROBE_DEFAULT_MAX_SIZE;
 	o.max_duration_s = ao->max_probe_s;
-	memset(out, 0, sizeof(*out));
+	ag_msg_clear(out);
 	out->id = req->id;
 	rc = rck_probe_server_new(ctx, &o, &srv);
 	if (!rc) {
@@ -218,7 +218,7 @@ void agent_serve_probe(struct rck_ctx *ctx, const struct ag_msg *req,
 			goto out;
 		rc = rck_probe_server_serve(srv, req->timeout_ms ? (int)req->timeout_ms : 10000, &res);
 	}
-	memset(out, 0, sizeof(*out));
+	ag_msg_clear(out);
 	out->type = AG_SERVED;
 	out->id = req->id;
 	if (rc) {

@@ -1,6 +1,7 @@
 /* Agent protocol bodies: which attributes each message carries, and the
  * checked decode of all of them into one flat struct. */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "agent_proto.h"
@@ -74,6 +75,21 @@ static void put_probe(struct wire_buf *b, const struct ag_msg *m)
 	wire_attr_put_u64(b, A_ITERS, m->iters);
 	wire_attr_put_u32(b, A_DURATION, m->duration_ms);
 	wire_attr_put_u32(b, A_TIMEOUT, m->timeout_ms);
+}
+
+void ag_msg_clear(struct ag_msg *m)
+{
+	memset(m, 0, offsetof(struct ag_msg, nics));
+}
+
+void ag_msg_copy(struct ag_msg *dst, const struct ag_msg *src)
+{
+	memcpy(dst, src, offsetof(struct ag_msg, nics));
+	if (src->n_nics <= AG_MAX_NICS)
+		memcpy(dst->nics, src->nics, src->n_nics * sizeof(src->nics[0]));
+	for (int end = 0; end < 2; end++)
+		if (src->n_ctr[end] <= AG_MAX_CTRS)
+			memcpy(dst->ctr[end], src->ctr[end], src->n_ctr[end] * sizeof(src->ctr[end][0]));
 }
 
 int ag_encode(const struct ag_msg *m, uint8_t *buf, size_t cap, size_t *len)
@@ -227,7 +243,7 @@ int ag_decode(uint16_t type, const uint8_t *p, size_t len, struct ag_msg *m)
 	uint16_t t;
 	int rc;
 
-	memset(m, 0, sizeof(*m));
+	ag_msg_clear(m);
 	m->type = type;
 	if (type < AG_ERROR || type > AG_TYPE_MAX)
 		return -ENOMSG;
@@ -262,7 +278,10 @@ int ag_decode(uint16_t type, const uint8_t *p, size_t len, struct ag_msg *m)
 	while ((rc = wire_attr_next(p, len, &off, &t, &a)) == 1) {
 		if (t != A_NIC)
 			continue;
-		if (m->n_nics >= AG_MAX_NICS || get_nic(&a, &m->nics[m->n_nics]))
+		if (m->n_nics >= AG_MAX_NICS)
+			return -EBADMSG;
+		memset(&m->nics[m->n_nics], 0, sizeof(m->nics[0]));
+		if (get_nic(&a, &m->nics[m->n_nics]))
 			return -EBADMSG;
 		m->n_nics++;
 	}

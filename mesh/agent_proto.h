@@ -64,15 +64,15 @@ struct ag_ctr {
 	uint64_t value;
 };
 
-/* Every message in one flat form; each type uses some fields. */
+/* Every message in one flat form; each type uses some fields. The two
+ * arrays come last: only their first n_nics / n_ctr[] entries are
+ * meaningful, so clearing and copying a message stops before them
+ * (ag_msg_clear, ag_msg_copy) instead of moving 25 KiB per frame. */
 struct ag_msg {
 	uint16_t type;
 	uint32_t id;             /* request id, echoed in replies */
 	uint32_t status;
 	char text[AG_TEXT_MAX];  /* ERROR, RESULT, SERVED: reason; HOST: host name */
-	/* HOST; COUNTERS uses nics[].device/port with ctr[0] of nic 0 only */
-	uint32_t n_nics;
-	struct ag_nic nics[AG_MAX_NICS];
 	/* SERVE, RUN */
 	char device[AG_NAME_MAX];
 	uint32_t ib_port;
@@ -84,8 +84,16 @@ struct ag_msg {
 	/* RESULT */
 	double gbps, lat_p50_us, lat_p99_us, seconds;
 	uint32_t n_ctr[2];       /* [0] this end (source), [1] the peer (destination) */
+	/* HOST; COUNTERS uses nics[].device/port with ctr[0] of nic 0 only */
+	uint32_t n_nics;
+	struct ag_nic nics[AG_MAX_NICS];
 	struct ag_ctr ctr[2][AG_MAX_CTRS];
 };
+
+/* Zero every field of @m but the array entries past the counts (all 0). */
+void ag_msg_clear(struct ag_msg *m);
+/* Copy @src's fields and the used entries of its arrays into @dst. */
+void ag_msg_copy(struct ag_msg *dst, const struct ag_msg *src);
 
 /* Encode @m into @buf (payload only): 0, -ENOBUFS, -EINVAL (unknown type). */
 int ag_encode(const struct ag_msg *m, uint8_t *buf, size_t cap, size_t *len);

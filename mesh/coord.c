@@ -53,9 +53,9 @@ struct rtask {
 	bool got_serving, got_result, got_served;
 	uint64_t deadline;
 	uint64_t started;
-	struct ag_msg *res;    /* the RESULT (or an ERROR) of the source */
-	char served_text[AG_TEXT_MAX];
-	uint32_t served_status;
+	/* The source's RESULT (or ERROR) when it came before the SERVED, from
+	 * the sweep's pool; when it comes last it is recorded without a copy. */
+	struct ag_msg *res;
 };
 
 struct sweep {
@@ -77,6 +77,9 @@ struct sweep {
 	unsigned int done, total, down;
 	uint64_t t0;
 	unsigned int timeout_ms;
+	size_t settled;        /* hosts READY or DEAD, while meeting them */
+	struct ag_msg **pool;  /* stashed results free for reuse */
+	size_t n_pool;
 	struct ag_msg *msg;    /* scratch */
 	uint8_t *buf;          /* scratch, AG_MAX_PAYLOAD */
 	int ep;                /* epoll: every connection, events by host index */
@@ -150,15 +153,31 @@ static void progress(struct sweep *s)
 	s->c->progress(s->c->progress_data, &p);
 }
 
+/* Keep a copy of the source's answer until the destination's comes in. */
+static int stash(struct sweep *s, struct rtask *r, const struct ag_msg *m)
+{
+	if (!r->res)
+		r->res = s->n_pool ? s->pool[--s->n_pool] : malloc(sizeof(*r->res));
+	if (!r->res)
+		return -ENOMEM;
+	ag_msg_copy(r->res, m);
+	return 0;
+}
+
+/* The pool holds at most one message per task ever stashed: it has room. */
+static void unstash(struct sweep *s, struct rtask *r)
+{
+	if (r->res)
+		s->pool[s->n_pool++] = r->res;
+	r->res = NULL;
+}
+
 static int set_running(struct sweep *s, uint32_t t, bool on)
 {
 	struct rtask *r = &s->rt[t];
 
 	if (r->running == on)
 		return 0;
-	/* A source's reply is kept only while its task runs. */
-	if (on && !(r->res = malloc(sizeof(*r->res))))
-		return -ENOMEM;
 	r->running = on;
 	if (on) {
 		r->run_pos = s->n_run;
@@ -168,8 +187,7 @@ static int set_running(struct sweep *s, uint32_t t, bool on)
 
 		s->run_list[r->run_pos] = last;
 		s->rt[last].run_pos = r->run_pos;
-		free(r->res);
-		r->res = NULL;
+		unstash(s, r);
 	}
 	return 0;
 }
@@ -239,7 +257,7 @@ static void probe_request(struct sweep *s, uint32_t t, uint16_t type, uint32_t n
 	const struct rtask *r = &s->rt[t];
 	struct rck_mesh_nic info = { .size = sizeof(info) };
 
-	memset(m, 0, sizeof(*m));
+	ag_msg_clear(m);
 	m->type = type;
 	m->id = t * 2 + r->retest;
 	rck_mesh_get_nic(s->m, nic, &info, NULL);
@@ -263,20 +281,21 @@ static int start_test(struct sweep *s, uint32_t t)
 	struct ag_msg *m = s->msg;
 
 	r->got_serving = r->got_result = r->got_served = false;
-	r->served_status = 0;
-	r->served_text[0] = '\0';
+	unstash(s, r);
 	r->started = wire_now_ns();
 	r->deadline = r->started + (uint64_t)s->timeout_ms * 1000000ull;
 	probe_request(s, t, AG_SERVE, task->dst, m);
 	return send_msg(s, dst, m);
 }
 
-/* The task's current test has both ends' answers (or a dead end). */
-static void test_done(struct sweep *s, uint32_t t, enum rck_mesh_status st, const char *reason)
+/* The task's current test has both ends' answers (or a dead end); @res is
+ * the source's RESULT when it is OK. */
+static void test_done(struct sweep *s, uint32_t t, enum rck_mesh_status st, const char *reason,
+		      const struct ag_msg *res)
 {
 	struct rtask *r = &s->rt[t];
 
-	record(s, t, st, reason, st == RCK_MESH_OK ? r->res : NULL);
+	record(s, t, st, reason, st == RCK_MESH_OK ? res : NULL);
 	if (st == RCK_MESH_UNREACHABLE || st == RCK_MESH_SKIPPED) {
 		/* The remaining tests cannot run either. */
 		while (++r->test_i < s->n_tests)
@@ -313,6 +332,7 @@ static void host_dead(struct sweep *s, struct host *h, const char *fmt, ...)
 	if (h->st == H_DEAD)
 		return;
 	rck_warn(s->ctx, "mesh: %s: %s", h->cfg->name, reason);
+	s->settled += h->st != H_READY;
 	h->st = H_DEAD;
 	if (h->fd >= 0)
 		close(h->fd);
@@ -332,7 +352,7 @@ static void host_dead(struct sweep *s, struct host *h, const char *fmt, ...)
 		t = s->run_list[i];
 		task = &s->plan->tasks[t];
 		if (host_of(s, task->src) == hi || host_of(s, task->dst) == hi)
-			test_done(s, t, RCK_MESH_UNREACHABLE, reason);
+			test_done(s, t, RCK_MESH_UNREACHABLE, reason, NULL);
 	}
 }
 
@@ -370,20 +390,15 @@ static void unit_unreachable(struct sweep *s, uint32_t u)
 	}
 }
 
-/* Both ends answered the current test of task @t? */
-static void maybe_test_done(struct sweep *s, uint32_t t)
+/* Both ends answered the current test of task @t; @res is the source's. */
+static void both_answered(struct sweep *s, uint32_t t, const struct ag_msg *res)
 {
-	struct rtask *r = &s->rt[t];
-	const struct ag_msg *res = r->res;
-
-	if (!r->got_result || !r->got_served)
-		return;
 	if (res->type == AG_ERROR)
-		test_done(s, t, RCK_MESH_FAILED, res->text);
+		test_done(s, t, RCK_MESH_FAILED, res->text, NULL);
 	else if (res->status != RCK_PROBE_OK)
-		test_done(s, t, RCK_MESH_FAILED, res->text[0] ? res->text : "probe failed");
+		test_done(s, t, RCK_MESH_FAILED, res->text[0] ? res->text : "probe failed", NULL);
 	else
-		test_done(s, t, RCK_MESH_OK, NULL);
+		test_done(s, t, RCK_MESH_OK, NULL, res);
 }
 
 static void send_run(struct sweep *s, uint32_t t, uint32_t probe_port)
@@ -492,8 +507,10 @@ static void handshake_frame(struct sweep *s, struct host *h, const struct wire_f
 			return;
 		}
 		h->st = H_READY;
-		if (!s->c->dcb)
+		if (!s->c->dcb) {
+			s->settled++;
 			return;
+		}
 		memset(s->msg, 0, sizeof(*s->msg));
 		s->msg->type = AG_DCB_GET;
 		send_msg(s, h, s->msg);
@@ -509,11 +526,12 @@ static void handshake_frame(struct sweep *s, struct host *h, const struct wire_f
 			return;
 		}
 		h->st = H_READY;
+		s->settled++;
 		return;
 	default:
 		return;
 	}
-	memset(s->msg, 0, sizeof(*s->msg));
+	ag_msg_clear(s->msg);
 	s->msg->type = AG_DESCRIBE;
 	send_msg(s, h, s->msg);
 	h->st = H_DESCRIBE;
@@ -549,19 +567,21 @@ static void sweep_frame(struct sweep *s, struct host *h, const struct wire_frame
 	}
 	if ((m->type == AG_SERVED || m->type == AG_ERROR) && from_dst && !r->got_served) {
 		r->got_served = true;
-		r->served_status = m->type == AG_ERROR ? 1 : m->status;
-		snprintf(r->served_text, sizeof(r->served_text), "%s", m->text);
 		if (!r->got_serving && !r->got_result) {
 			/* No listener: the source was never asked. */
 			r->got_result = true;
-			*r->res = *m;
-			r->res->type = AG_ERROR;
+			m->type = AG_ERROR;
+			both_answered(s, t, m);
+		} else if (r->got_result) {
+			both_answered(s, t, r->res);
 		}
 	} else if ((m->type == AG_RESULT || m->type == AG_ERROR) && from_src && !r->got_result) {
 		r->got_result = true;
-		*r->res = *m;
+		if (r->got_served)
+			both_answered(s, t, m);
+		else if (stash(s, r, m))
+			host_dead(s, h, "%s", "out of memory");
 	}
-	maybe_test_done(s, t);
 }
 
 static int connect_host(struct host *h)
@@ -630,7 +650,7 @@ static void host_event(struct sweep *s, struct host *h, uint32_t ev)
 		}
 		h->st = h->key_len ? H_CHALLENGE : H_AUTH_OK;
 		if (!h->key_len) {
-			memset(s->msg, 0, sizeof(*s->msg));
+			ag_msg_clear(s->msg);
 			s->msg->type = AG_DESCRIBE;
 			send_msg(s, h, s->msg);
 			h->st = H_DESCRIBE;
@@ -722,15 +742,8 @@ static void meet_hosts(struct sweep *s, uint64_t deadline)
 		else
 			arm(s, h);
 	}
-	for (;;) {
-		size_t pending = 0;
-
-		for (size_t i = 0; i < s->n_h; i++)
-			pending += s->h[i].st != H_READY && s->h[i].st != H_DEAD;
-		if (!pending || stopping(s, until))
-			break;
+	while (s->settled < s->n_h && !stopping(s, until))
 		poll_round(s, SLICE_MS);
-	}
 	for (size_t i = 0; i < s->n_h; i++)
 		if (s->h[i].st != H_READY)
 			host_dead(s, &s->h[i], "%s", atomic_load(&s->c->cancel) ? "cancelled"
@@ -741,7 +754,7 @@ static void meet_hosts(struct sweep *s, uint64_t deadline)
 		struct host *h = &s->h[i];
 
 		if (s->c->transport == RCK_PROBE_TRANSPORT_TCP && h->st == H_DEAD && !h->nic_addr) {
-			memset(s->msg, 0, sizeof(*s->msg));
+			ag_msg_clear(s->msg);
 			add_nics(s, h, s->msg);
 		}
 	}
@@ -828,7 +841,7 @@ static void say_goodbye(struct sweep *s)
 		struct host *h = &s->h[i];
 
 		if (h->st == H_READY) {
-			memset(s->msg, 0, sizeof(*s->msg));
+			ag_msg_clear(s->msg);
 			s->msg->type = AG_CLOSE;
 			send_msg(s, h, s->msg);
 		}
@@ -889,6 +902,9 @@ static void teardown(struct sweep *s)
 	}
 	for (size_t t = 0; s->rt && t < s->plan->n_tasks; t++)
 		free(s->rt[t].res);
+	for (size_t i = 0; i < s->n_pool; i++)
+		free(s->pool[i]);
+	free(s->pool);
 	free(s->rt);
 	free(s->unit_left);
 	free(s->task_unit);
@@ -920,7 +936,8 @@ static int plan_sweep(struct sweep *s)
 	s->unit_left = calloc(s->plan->n_units ? s->plan->n_units : 1, sizeof(*s->unit_left));
 	s->task_unit = calloc(s->plan->n_tasks ? s->plan->n_tasks : 1, sizeof(*s->task_unit));
 	s->run_list = calloc(s->plan->n_tasks ? s->plan->n_tasks : 1, sizeof(*s->run_list));
-	if (!s->rt || !s->unit_left || !s->task_unit || !s->run_list)
+	s->pool = calloc(s->plan->n_tasks ? s->plan->n_tasks : 1, sizeof(*s->pool));
+	if (!s->rt || !s->unit_left || !s->task_unit || !s->run_list || !s->pool)
 		return -ENOMEM;
 	for (uint32_t u = 0; u < s->plan->n_units; u++)
 		for (uint32_t i = 0; i < s->plan->units[u].n_tasks; i++)

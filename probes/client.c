@@ -10,6 +10,7 @@
 #include "opts.h"
 #include "session.h"
 #include "sock.h"
+#include "transport.h"
 
 static int connect_ctl(struct psess *s, const char *host, unsigned int port)
 {
@@ -38,34 +39,18 @@ static int connect_ctl(struct psess *s, const char *host, unsigned int port)
 	return 0;
 }
 
-static int connect_data(struct psess *s, unsigned int port)
-{
-	struct sockaddr_storage dst = s->peer;
-
-	if (s->p.transport == RCK_PROBE_TRANSPORT_TCP) {
-		psock_set_port(&dst, port);
-		return ptcp_client_attach(&s->tcp, &dst, &s->p, s->cookie, &s->err);
-	}
-	if (s->p.flags & XQ_F_CM) {
-		psock_set_port(&dst, s->remote.cm_port);
-		return pcm_connect(&s->cm, &s->ep, &s->p, &dst, s->cookie, &s->err);
-	}
-	return vep_connect(&s->ep, &s->p, &s->remote, &s->err);
-}
-
 static int run(struct psess *s, const char *host, const struct rck_probe_opts *o)
 {
+	const struct ptransport *t = ptransport_of(&s->p);
+	const struct pdev want = { o->device, o->ib_port, o->gid_index };
 	union xq_msg *m = &s->msg;
 	int rc;
 
 	if ((rc = connect_ctl(s, host, o->port)))
 		return rc;
 	memset(m, 0, sizeof(*m));
-	if (s->p.transport == RCK_PROBE_TRANSPORT_RDMA && !(s->p.flags & XQ_F_CM)) {
-		if ((rc = psess_open_oob(s, o->device, o->ib_port, o->gid_index)))
-			return rc;
-		vep_describe(&s->ep, &m->hello.ep);
-	}
+	if ((rc = t->hello(s, &want, &m->hello)))
+		return rc;
 	m->hello.p = s->p;
 	if ((rc = pchan_send(&s->ctl, XQ_HELLO, m, &s->err)))
 		return rc;
@@ -79,7 +64,7 @@ static int run(struct psess *s, const char *host, const struct rck_probe_opts *o
 		return rc;
 	s->cookie = m->accept.cookie;
 	s->remote = m->accept.ep;
-	if ((rc = connect_data(s, o->port)))
+	if ((rc = t->connect(s, o->port)))
 		return rc;
 	/* The server answers START once its own snapshot is taken. */
 	psess_begin(s);

@@ -7,14 +7,15 @@
 #include "internal.h"
 #include "pctr.h"
 
-void pctr_begin(struct rck_ctx *ctx, struct pctr *c, const char *device, unsigned int port)
+void pctr_begin(struct rck_ctx *ctx, struct pctr *c, const struct rck_inventory *inv,
+		const char *device, unsigned int port)
 {
 	int rc;
 
 	memset(c, 0, sizeof(*c));
 	snprintf(c->device, sizeof(c->device), "%s", device);
 	c->port = port;
-	rc = rck_snapshot_new(ctx, NULL, device, port, &c->before);
+	rc = rck_snapshot_new(ctx, inv, device, port, &c->before);
 	if (rc) {
 		rck_info(ctx, "no counters for %s/%u: %s", device, port, strerror(-rc));
 		c->before = NULL;
@@ -38,7 +39,8 @@ static void fill(const struct rck_delta *d, struct xq_counters *out)
 	}
 }
 
-void pctr_end(struct rck_ctx *ctx, struct pctr *c, struct xq_counters *out)
+void pctr_end(struct rck_ctx *ctx, struct pctr *c, const struct rck_inventory *inv,
+	      struct xq_counters *out)
 {
 	struct rck_snapshot *after = NULL;
 	struct rck_delta *d = NULL;
@@ -47,7 +49,7 @@ void pctr_end(struct rck_ctx *ctx, struct pctr *c, struct xq_counters *out)
 	memset(out, 0, sizeof(*out));
 	if (!c->before)
 		return;
-	rc = rck_snapshot_new(ctx, NULL, c->device, c->port, &after);
+	rc = rck_snapshot_new(ctx, inv, c->device, c->port, &after);
 	if (!rc)
 		rc = rck_delta_new(c->before, after, &d);
 	if (!rc && rck_delta_port_count(d) < 1)

@@ -15,6 +15,7 @@
 #include "opts.h"
 #include "session.h"
 #include "sock.h"
+#include "transport.h"
 
 struct rck_probe_server {
 	struct rck_ctx *ctx;
@@ -106,30 +107,11 @@ static uint64_t make_cookie(void)
 /* Our endpoint for the ACCEPT, and whatever the transport needs before it. */
 static int prepare(struct rck_probe_server *srv, struct psess *s, struct xq_accept *acc)
 {
-	int rc;
+	const struct pdev want = { srv->device, srv->ib_port, srv->gid_index };
 
 	memset(acc, 0, sizeof(*acc));
 	acc->cookie = s->cookie = make_cookie();
-	if (s->p.transport == RCK_PROBE_TRANSPORT_TCP) {
-		plobby_take_streams(s->lobby, s->cookie);
-		return 0;
-	}
-	if (s->p.flags & XQ_F_CM)
-		return pcm_listen(&s->cm, &s->local, &acc->ep.cm_port, &s->err);
-	if ((rc = psess_open_oob(s, srv->device, srv->ib_port, srv->gid_index)) ||
-	    (rc = vep_connect(&s->ep, &s->p, &s->remote, &s->err)))
-		return rc;
-	vep_describe(&s->ep, &acc->ep);
-	return 0;
-}
-
-static int join(struct psess *s)
-{
-	if (s->p.transport == RCK_PROBE_TRANSPORT_TCP)
-		return ptcp_server_attach(&s->tcp, s->lobby, &s->p, &s->err);
-	if (s->p.flags & XQ_F_CM)
-		return pcm_accept(&s->cm, &s->ep, &s->p, s->cookie, &s->err);
-	return 0;
+	return ptransport_of(&s->p)->accept(s, &want, acc);
 }
 
 /* When the run must be over: the client's duration, or for a run counted
@@ -157,7 +139,7 @@ static int serve(struct rck_probe_server *srv, struct psess *s)
 	if (pparams_check(&s->p, &srv->lim, why, sizeof(why)))
 		return perr_set(&s->err, RCK_PROBE_INVALID, -EINVAL, "refused parameters: %s", why);
 	if ((rc = prepare(srv, s, &m->accept)) || (rc = pchan_send(&s->ctl, XQ_ACCEPT, m, &s->err)) ||
-	    (rc = join(s)) || (rc = pchan_recv(&s->ctl, XQ_START, m, &s->err)))
+	    (rc = ptransport_of(&s->p)->join(s)) || (rc = pchan_recv(&s->ctl, XQ_START, m, &s->err)))
 		return rc;
 	end_by = run_end(srv, s);
 	psess_end_by(s, end_by);

@@ -1,14 +1,14 @@
 /* Probe session plumbing common to both roles: endpoint set-up, the
- * measurement dispatch by test and transport, and the result. */
+ * measurement by test through the transport table, and the result. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
-#include "rdma_run.h"
 #include "session.h"
 #include "sock.h"
+#include "transport.h"
 
 #define SAMPLES_LIMIT (16u << 20)
 
@@ -94,49 +94,40 @@ int psess_open_oob(struct psess *s, const char *device, unsigned int port, int g
 
 static bool is_rdma(const struct psess *s)
 {
-	return s->p.transport == RCK_PROBE_TRANSPORT_RDMA;
+	return ptransport_of(&s->p)->rdma;
 }
 
-static int measure_client(struct psess *s)
+int psess_measure(struct psess *s)
 {
+	const struct ptransport *t = ptransport_of(&s->p);
 	int rc;
 
 	if (s->p.test == RCK_PROBE_TEST_BW)
-		return is_rdma(s) ? rrun_bw(&s->ep, &s->p, &s->ctl, &s->mine, &s->err)
-				  : ptcp_bw(&s->tcp, &s->p, true, &s->ctl, &s->mine, &s->err);
+		return t->bw(s);
+	if (s->server)
+		return t->pong(s);
 	rc = psamples_init(&s->smp, s->p.iters, SAMPLES_LIMIT);
 	if (rc)
 		return perr_set(&s->err, RCK_PROBE_SYSTEM, rc, "out of memory for samples");
-	rc = is_rdma(s) ? rrun_ping(&s->ep, &s->p, &s->ctl, &s->smp, &s->mine, &s->err)
-			: ptcp_ping(&s->tcp, &s->p, &s->ctl, &s->smp, &s->mine, &s->err);
-	if (rc)
+	if ((rc = t->ping(s)))
 		return rc;
 	s->mine.has_lat = pstats_latency(s->smp.v, s->smp.n, s->mine.lat) == 0;
 	s->mine.lat_count = s->smp.n;
 	return 0;
 }
 
-static int measure_server(struct psess *s)
-{
-	bool bidir = s->p.flags & XQ_F_BIDIR;
-
-	if (s->p.test != RCK_PROBE_TEST_BW)
-		return is_rdma(s) ? rrun_pong(&s->ep, &s->p, &s->ctl, &s->err)
-				  : ptcp_pong(&s->tcp, &s->p, &s->err);
-	if (is_rdma(s))
-		return bidir ? rrun_bw(&s->ep, &s->p, &s->ctl, &s->mine, &s->err) : 0;
-	return ptcp_bw(&s->tcp, &s->p, bidir, bidir ? &s->ctl : NULL, &s->mine, &s->err);
-}
-
+/* One inventory per session: the verbs endpoint's GID choice read it
+ * already; rdma_cm reads it here, once for both counter snapshots. */
 void psess_begin(struct psess *s)
 {
-	if (is_rdma(s))
-		pctr_begin(s->ctx, &s->ctr, s->ep.device, s->ep.ib_port);
-}
+	int rc;
 
-int psess_measure(struct psess *s)
-{
-	return s->server ? measure_server(s) : measure_client(s);
+	if (!is_rdma(s))
+		return;
+	if (!s->inv && (rc = rck_inventory_new(s->ctx, &s->inv)))
+		rck_info(s->ctx, "no inventory for the counters of %s/%u: %s", s->ep.device,
+			 s->ep.ib_port, strerror(-rc));
+	pctr_begin(s->ctx, &s->ctr, s->inv, s->ep.device, s->ep.ib_port);
 }
 
 static void describe_mine(struct psess *s)
@@ -160,7 +151,7 @@ static void describe_mine(struct psess *s)
 void psess_finish(struct psess *s)
 {
 	if (is_rdma(s))
-		pctr_end(s->ctx, &s->ctr, &s->my_ctr);
+		pctr_end(s->ctx, &s->ctr, s->inv, &s->my_ctr);
 	describe_mine(s);
 }
 

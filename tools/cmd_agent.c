@@ -1,11 +1,14 @@
 /* `rocecheck agent`: serve sweep coordinators on this host, with a shared
  * key file or, with --once, a fresh token printed for a launcher. */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "commands.h"
 
@@ -17,7 +20,39 @@ static void on_signal(int sig)
 	rck_agent_stop(running_agent);
 }
 
-enum { OPT_LISTEN = 256, OPT_KEY, OPT_ONCE, OPT_IDLE, OPT_DCB_FILE };
+/* --lifeline: the launcher holds our standard input open while it wants
+ * us; end of file (ssh gone, the coordinator ended or died) stops the
+ * agent within its poll slice. Only a pipe or socket is watched: a
+ * terminal or /dev/null says nothing about the launcher. */
+static void *lifeline(void *arg)
+{
+	char buf[256];
+
+	for (;;) {
+		ssize_t n = read(STDIN_FILENO, buf, sizeof(buf));
+
+		if (n == 0 || (n < 0 && errno != EINTR)) {
+			rck_agent_stop(arg);
+			return NULL;
+		}
+	}
+}
+
+static void watch_stdin(struct cli *cli, struct rck_agent *a)
+{
+	struct stat st;
+	pthread_t t;
+
+	if (fstat(STDIN_FILENO, &st) || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
+		if (cli->verbose)
+			cli_msg(cli, "--lifeline: standard input is no pipe or socket, not watched");
+		return;
+	}
+	if (pthread_create(&t, NULL, lifeline, a) || pthread_detach(t))
+		cli_msg(cli, "--lifeline: cannot watch standard input; the idle time still ends the agent");
+}
+
+enum { OPT_LISTEN = 256, OPT_KEY, OPT_ONCE, OPT_IDLE, OPT_DCB_FILE, OPT_LIFELINE };
 
 const struct cli_opt agent_opts[] = {
 	{ OPT_LISTEN, 0, "listen", "[ADDR:]PORT", "listen there (default port 18530, every address)" },
@@ -25,6 +60,7 @@ const struct cli_opt agent_opts[] = {
 	{ OPT_ONCE, 0, "once", NULL, "free port and fresh token: print \"PORT TOKEN\", serve one session" },
 	{ OPT_IDLE, 0, "idle", "S", "end a session (--once: exit) after S seconds without a request (default 60)" },
 	{ OPT_DCB_FILE, 0, "dcb-file", "FILE", "answer DCB requests with this recorded state (rocedcb show -j), not the netdevs" },
+	{ OPT_LIFELINE, 0, "lifeline", NULL, "exit when standard input (a pipe from the launcher) is closed" },
 	{ 0 }
 };
 
@@ -33,7 +69,7 @@ struct agent_args {
 	const char *key_file;
 	char addr[256];
 	unsigned long port;
-	bool once;
+	bool once, lifeline;
 };
 
 /* "PORT", "ADDR:PORT", "[V6]:PORT". */
@@ -68,6 +104,9 @@ static int agent_opt(struct cli *cli, void *data, int id, const char *arg)
 		return 0;
 	case OPT_ONCE:
 		a->once = true;
+		return 0;
+	case OPT_LIFELINE:
+		a->lifeline = true;
 		return 0;
 	case OPT_IDLE:
 		if (cli_parse_double(arg, 0.1, 86400, &a->o.idle_s))
@@ -141,6 +180,8 @@ int cmd_agent(struct cli *cli, int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	if (aa.lifeline)
+		watch_stdin(cli, a);
 	if (once) {
 		printf("%u %s\n", rck_agent_port(a), token);
 		fflush(stdout);

@@ -63,6 +63,26 @@ out=$("$L" host -- sh -c 'exec "$0" mesh --hosts "$ROCELAB_NODES" --iters 10 --k
 grep -q 'refused our key' <<<"$out" || fail "wrong key: $out"
 ok "a wrong key is refused ($(grep -c 'refused our key' <<<"$out") hosts)"
 
+# left_agents PATTERN: 0 once no process matching PATTERN runs in either
+# guest (5 s at most), else 1 with LEFT naming where.
+left_agents() {
+	local i n
+	for i in $(seq 10); do
+		LEFT=
+		for n in n1 n2; do
+			rx "$n" -- pgrep -f "$1" >/dev/null 2>&1
+			case $? in
+			0) LEFT="$LEFT $n" ;;
+			1) ;;
+			*) LEFT="$LEFT $n (pgrep failed)" ;;
+			esac
+		done
+		[ -z "$LEFT" ] && return 0
+		sleep 0.5
+	done
+	return 1
+}
+
 # --- agents started over ssh by the launch API: rocecheck agent --once.
 if [ -x "$LAUNCH_RUN" ]; then
 	out=$("$L" host -- sh -c 'exec "$0" "ssh -F $ROCELAB_SSH_CONFIG {host}" 60000 $ROCELAB_NODES -- rocecheck agent --once --idle 5' \
@@ -70,6 +90,21 @@ if [ -x "$LAUNCH_RUN" ]; then
 	say "launch over ssh: $(tr '\n' ';' <<<"$out")"
 	[ "$(grep -cE '^[0-9.]+ ready [0-9]+ [0-9a-f]{32} ' <<<"$out")" = 2 ] || fail "launch over ssh: $out"
 	ok "rocecheck agent --once on both guests over ssh: PORT TOKEN read, stopped"
+	# Control: without --lifeline those agents wait out their 5 s idle time.
+	if rx n1 -- pgrep -f 'agent --once --idle 5' >/dev/null 2>&1; then
+		say "control: agents without --lifeline still run on n1 after the launcher stopped"
+	else
+		say "control: no agent without --lifeline seen on n1 (already past its idle time?)"
+	fi
+	# With --lifeline, agents that never had a session end when the
+	# launcher closes their standard input (ssh passes the end of file on),
+	# not after their 60 s idle time.
+	out=$("$L" host -- sh -c 'exec "$0" "ssh -F $ROCELAB_SSH_CONFIG {host}" 60000 $ROCELAB_NODES -- rocecheck agent --once --lifeline --idle 60' \
+		"$LAUNCH_RUN" 2>&1) || fail "launch over ssh with --lifeline: $out"
+	[ "$(grep -cE '^[0-9.]+ ready [0-9]+ [0-9a-f]{32} ' <<<"$out")" = 2 ] || fail "launch over ssh with --lifeline: $out"
+	left_agents 'agent --once --lifeline --idle 60' ||
+		fail "agents with --lifeline still run 5 s after the launcher stopped: $LEFT"
+	ok "agents started over ssh with --lifeline and never used are gone once the launcher stopped"
 fi
 
 # --- rocecheck mesh --launcher ssh, where the tool has it.
@@ -78,7 +113,9 @@ if "$RC" mesh --help 2>&1 | grep -q -- '--launcher'; then
 		"$RC" 2>"$TMPD/err") || fail "mesh --launcher ssh: $(cat "$TMPD/err") $(probe_pairs <<<"$out") ($(first_fail <<<"$out"))"
 	pairs=$(probe_pairs <<<"$out")
 	[ "$pairs" = "rxe0-rxe0 ok x2" ] || fail "mesh --launcher ssh: probes $pairs ($(first_fail <<<"$out"))"
-	ok "rocecheck mesh --launcher ssh over the lab's ssh: $pairs"
+	left_agents 'rocecheck agent --once --lifeline' ||
+		fail "agents of mesh --launcher ssh still run 5 s after the sweep:$LEFT"
+	ok "rocecheck mesh --launcher ssh over the lab's ssh: $pairs; no agent left on the guests"
 else
 	say "rocecheck mesh has no --launcher yet: that part is skipped"
 fi

@@ -7,7 +7,12 @@ set -u
 RC=${ROCECHECK:?ROCECHECK not set}
 WRAP=${ROCECHECK_WRAP:-}
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# Agents detached below are ended by pid if the test fails half-way.
+cleanup() {
+	for f in "$tmp"/*.pid; do [ -f "$f" ] && kill -9 "$(cat "$f")" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 # The template runs the agent here; rocecheck must be on PATH for {cmd}.
 export PATH=${RC%/*}:$PATH
@@ -35,3 +40,30 @@ for l in rsh 'ssh -F x' "ssh '{host}"; do
 	grep -q "invalid --launcher" "$tmp/err" || fail "--launcher '$l': $(cat "$tmp/err")"
 done
 echo "ok: bad launchers refused with exit 2"
+
+# Agents the launcher's signals cannot reach (their own session, as on the
+# far side of ssh) end with the sweep: the two swept close their session;
+# the third (its PORT line rewritten to port 1, so no coordinator reaches
+# it) reads the end of its standard input (--lifeline) when rocecheck
+# closes the pipe, long before its 60 s idle time.
+export T=$tmp
+printf '%s\n' '#!/bin/sh' 'h=$1; shift' 'if [ "$h" = 127.0.0.3 ]; then' \
+	'	setsid -w sh -c '\''echo $$ >"$0"; exec "$@"'\'' "$T/$h.pid" "$@" | { read -r _ tok; echo "1 $tok"; cat; }' \
+	'else' \
+	'	exec setsid -w sh -c '\''echo $$ >"$0"; exec "$@"'\'' "$T/$h.pid" "$@"' \
+	'fi' >"$tmp/detach"
+chmod +x "$tmp/detach"
+t0=$(date +%s%N)
+out=$(timeout 60 $WRAP "$RC" -j mesh --hosts 127.0.0.1,localhost,127.0.0.3 --launcher "$tmp/detach {host} {cmd}" \
+	--transport tcp --iters 10 --size 1024 2>"$tmp/err")
+rc=$?
+[ "$rc" = 3 ] || fail "detached agents: exit $rc, want 3 (one unreachable): $(cat "$tmp/err")"
+n=$(jq '[.probes[] | select(.result.status == "ok")] | length' <<<"$out")
+[ "$n" = 2 ] || fail "detached agents: $n ok probes, want 2"
+for h in 127.0.0.1 localhost 127.0.0.3; do
+	[ -s "$tmp/$h.pid" ] || fail "detached agent on $h never started"
+	pid=$(cat "$tmp/$h.pid")
+	for _ in $(seq 30); do [ -d "/proc/$pid" ] || break; sleep 0.1; done
+	[ -d "/proc/$pid" ] && fail "agent $pid of $h still runs 3 s after the sweep: $(tr '\0' ' ' <"/proc/$pid/cmdline")"
+done
+echo "ok: detached agents exit with the sweep, one without a session (--lifeline), $(( ($(date +%s%N) - t0) / 1000000 )) ms in all"

@@ -95,7 +95,7 @@ static void test_argv(void **state)
 	char **argv = (char **)1;
 	(void)state;
 
-	expect_argv("ssh", "n1", NULL, "ssh|-o|BatchMode=yes|-T|--|n1|rocecheck|agent|--once");
+	expect_argv("ssh", "n1", NULL, "ssh|-o|BatchMode=yes|-T|--|n1|rocecheck|agent|--once|--lifeline");
 	expect_argv("srun", "node07", NULL, "srun|-N1|-n1|-w|node07|rocecheck|agent|--once");
 	expect_argv("pdsh", "n1", NULL, "pdsh|-N|-w|n1|rocecheck|agent|--once");
 	expect_argv("mpirun", "10.0.0.1", NULL, "mpirun|-n|1|--host|10.0.0.1|rocecheck|agent|--once");
@@ -103,17 +103,17 @@ static void test_argv(void **state)
 	expect_argv("ssh", "root@n1", odd, "ssh|-o|BatchMode=yes|-T|--|root@n1|rocecheck|agent|--once|--listen|'a b;c'|'it'\\''s'");
 	expect_argv("srun", "n1", odd, "srun|-N1|-n1|-w|n1|rocecheck|agent|--once|--listen|a b;c|it's");
 	/* Templates: words, quotes, {host} inside words, {cmd}. */
-	expect_argv("ssh -F /run/lab/ssh/config {host}", "n2", NULL, "ssh|-F|/run/lab/ssh/config|n2|rocecheck|agent|--once");
+	expect_argv("ssh -F /run/lab/ssh/config {host}", "n2", NULL, "ssh|-F|/run/lab/ssh/config|n2|rocecheck|agent|--once|--lifeline");
 	expect_argv("kubectl exec rocecheck-{host} -- {cmd}", "n2", NULL,
-		    "kubectl|exec|rocecheck-n2|--|rocecheck|agent|--once");
+		    "kubectl|exec|rocecheck-n2|--|rocecheck|agent|--once|--lifeline");
 	expect_argv("sh -c 'exec \"$0\" \"$@\"' {cmd} --host={host}", "n3", NULL,
-		    "sh|-c|exec \"$0\" \"$@\"|rocecheck|agent|--once|--host=n3");
-	expect_argv("a\\ b \"c \\\"d\\\" \\x\" {host}{host}", "h", NULL, "a b|c \"d\" \\x|hh|rocecheck|agent|--once");
+		    "sh|-c|exec \"$0\" \"$@\"|rocecheck|agent|--once|--lifeline|--host=n3");
+	expect_argv("a\\ b \"c \\\"d\\\" \\x\" {host}{host}", "h", NULL, "a b|c \"d\" \\x|hh|rocecheck|agent|--once|--lifeline");
 	/* Extra words: after the built-in's options, before the host. */
 	static const char *const cfg[] = { "-F", "/lab/ssh/config", NULL }, *const part[] = { "-p", "gpu", NULL };
-	expect_argv_x("ssh", "n1", NULL, cfg, "ssh|-o|BatchMode=yes|-T|-F|/lab/ssh/config|--|n1|rocecheck|agent|--once");
+	expect_argv_x("ssh", "n1", NULL, cfg, "ssh|-o|BatchMode=yes|-T|-F|/lab/ssh/config|--|n1|rocecheck|agent|--once|--lifeline");
 	expect_argv_x("srun", "n1", NULL, part, "srun|-N1|-n1|-p|gpu|-w|n1|rocecheck|agent|--once");
-	expect_argv_x("ssh {host}", "n1", NULL, part, "ssh|n1|rocecheck|agent|--once");
+	expect_argv_x("ssh {host}", "n1", NULL, part, "ssh|n1|rocecheck|agent|--once|--lifeline");
 	assert_int_equal(rck_launch_argv("none", "n1", NULL, NULL, &argv), 0);
 	assert_null(argv);
 

@@ -42,11 +42,14 @@ extern "C" {
  *    something other than `PORT TOKEN`, or stays silent past
  *    opts->start_timeout_ms is UNREACHABLE with a reason ending in the tail
  *    of the launcher's stderr. Its process group is stopped and reaped.
- *  - Stopping (rck_launch_stop(), rck_launch_free()): SIGTERM to every
- *    child's process group, SIGKILL to those alive after opts->stop_grace_ms,
- *    each reaped; every wait is bounded.
- *  - File descriptors: one pipe per host stays open while its agent runs
- *    (stderr, for the reason tail); two while it starts. A caller with
+ *  - Stopping (rck_launch_stop(), rck_launch_free()): every child's
+ *    standard input (a pipe) closed, so agents with --lifeline end by
+ *    themselves; after 300 ms (or opts->stop_grace_ms if less) SIGTERM to
+ *    the process group of every child still running, SIGKILL to those alive
+ *    opts->stop_grace_ms later, each reaped; every wait is bounded.
+ *  - File descriptors: two pipes per host stay open while its agent runs
+ *    (stderr, for the reason tail, and its standard input); three while it
+ *    starts. A caller with
  *    thousands of hosts raises RLIMIT_NOFILE.
  *
  * Thread safety: a launch handle is used by one thread at a time. Different
@@ -66,7 +69,13 @@ struct rck_launch_opts {
 	size_t size;             /**< sizeof(struct rck_launch_opts) */
 	/** "none", "ssh", "srun", "pdsh", "mpirun" or a template naming {host}. */
 	const char *launcher;
-	/** Agent command, NULL-terminated; NULL: rocecheck agent --once. */
+	/**
+	 * Agent command, NULL-terminated; NULL: rocecheck agent --once, with
+	 * --lifeline for ssh and templates: each child's standard input is a
+	 * pipe held open until rck_launch_stop(), so an agent that never had a
+	 * session still exits when the sweep ends or its process dies (a
+	 * template must pass standard input on: no ssh -n).
+	 */
 	const char *const *agent_argv;
 	/** Children waiting for their line at once (default 64, 1..4096). */
 	unsigned int max_inflight;
@@ -141,7 +150,7 @@ int rck_launch_start(struct rck_launch *l);
 unsigned int rck_launch_drain(struct rck_launch *l);
 
 /**
- * Stops every child still running and reaps it (bounded by twice
+ * Stops every child still running and reaps it (bounded by 300 ms and twice
  * opts->stop_grace_ms in all). READY hosts become STOPPED. Safe to call
  * more than once. Returns 0, or -ECHILD when a child could not be reaped
  * in time (it is left behind; its host's reason says so).
