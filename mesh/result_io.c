@@ -189,11 +189,20 @@ static void write_probes(struct emit *e, const struct rck_mesh *m)
 		emit_u64(e, "dst", NULL, c->dst);
 		emit_u64(e, "attempts", NULL, c->attempts);
 		write_meas(e, "result", &c->first);
-		if (c->retest) {
+		if (c->attempts > 1) {
 			emit_text(e, "; retest");
-			write_meas(e, "retest", c->retest);
+			write_meas(e, "retest", &c->retest[0]);
 		} else {
 			emit_null(e, "retest", NULL);
+		}
+		/* Retests after the first, oldest first (rounds of retests). */
+		if (c->attempts > 2) {
+			emit_arr_open(e, "later_retests");
+			for (unsigned int k = 1; k + 1 < c->attempts; k++) {
+				emit_text(e, "; retest");
+				write_meas(e, NULL, &c->retest[k]);
+			}
+			emit_arr_close(e);
 		}
 		emit_text(e, "\n");
 		emit_obj_close(e);
@@ -430,6 +439,7 @@ static int load_probes(struct loader *l, struct rck_mesh *m, const json_t *probe
 	json_array_foreach(probes, i, jp) {
 		const char *test = json_string_value(json_object_get(jp, "test"));
 		const json_t *retest = json_object_get(jp, "retest");
+		const json_t *later = json_object_get(jp, "later_retests");
 		uint64_t src, dst, attempts;
 		enum rck_mesh_test t;
 
@@ -444,15 +454,22 @@ static int load_probes(struct loader *l, struct rck_mesh *m, const json_t *probe
 			return bad(l, "unknown test");
 		if ((rc = get_uint(l, jp, "src", (int64_t)m->n_nics - 1, &src)) ||
 		    (rc = get_uint(l, jp, "dst", (int64_t)m->n_nics - 1, &dst)) ||
-		    (rc = get_uint(l, jp, "attempts", 2, &attempts)))
+		    (rc = get_uint(l, jp, "attempts", 1 + RCK_MESH_RETEST_MAX, &attempts)))
 			return rc;
-		if (src == dst || attempts == 0 || (attempts == 2) != (retest && !json_is_null(retest)))
+		if (later && (!json_is_array(later) || !json_array_size(later)))
+			return bad(l, "\"later_retests\" is not a non-empty array");
+		if (src == dst || attempts == 0 ||
+		    (attempts >= 2) != (retest && !json_is_null(retest)) ||
+		    (attempts > 2 ? !later || json_array_size(later) != attempts - 2 : later != NULL))
 			return bad(l, "src equals dst, or attempts does not match retest");
 		if (!rck_mesh_find_cell(m, t, (unsigned int)src, (unsigned int)dst, NULL))
 			return bad(l, "the same test and NICs twice");
 		rc = load_meas(l, m, t, (unsigned int)src, (unsigned int)dst, 0, json_object_get(jp, "result"));
-		if (!rc && attempts == 2)
+		if (!rc && attempts >= 2)
 			rc = load_meas(l, m, t, (unsigned int)src, (unsigned int)dst, 1, retest);
+		for (unsigned int k = 2; !rc && k < attempts; k++)
+			rc = load_meas(l, m, t, (unsigned int)src, (unsigned int)dst, k,
+				       json_array_get(later, k - 2));
 		if (rc)
 			return rc;
 	}

@@ -233,6 +233,21 @@ int rck_analysis_set_pattern(struct rck_analysis *a, const char *pattern);
  */
 int rck_analysis_add_links(struct rck_analysis *a, const struct rck_link_sample *samples, size_t n);
 
+struct rck_mesh;
+/**
+ * Add a sweep result (rocecheck/mesh.h) as input: its hosts (with their
+ * unreachable reasons; no inventory), its NICs in the mesh's numbering
+ * plus the NICs already in @a (line rate, counters they have), its
+ * pattern, and one sample per probe cell: the first attempt as the
+ * measurement, later attempts (up to RCK_LINK_RETEST_MAX, skipped ones left
+ * out) as retests, both ends' counter deltas of the first attempt. A
+ * skipped first attempt becomes a failed probe with the skip's reason. @m
+ * is only read (strings copied). Returns 0, -EINVAL (NULL, a bad cell),
+ * -EEXIST (a host name already in @a), -ENOMEM; on error @a holds part of
+ * the result and should be freed.
+ */
+int rck_analysis_add_mesh(struct rck_analysis *a, const struct rck_mesh *m);
+
 /** Opaque result of an analysis: verdict, findings, counts, retest list. */
 struct rck_report;
 /** One finding; owned by its report. */
