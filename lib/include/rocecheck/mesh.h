@@ -307,6 +307,19 @@ typedef void (*rck_mesh_progress_fn)(void *data, const struct rck_mesh_progress 
  * attempt) suspect, to be probed again alone at the end? */
 typedef bool (*rck_mesh_suspect_fn)(void *data, const struct rck_mesh *m, unsigned int cell);
 
+/**
+ * The caller's retest hook, called after the sweep (and its suspects'
+ * retests alone): write up to @max cells of @m to probe again into @cells
+ * and return how many (0: none, the sweep ends). The coordinator probes
+ * them in rounds of disjoint NIC pairs (no NIC in two probes at once),
+ * appends each result as the cell's next attempt, and calls the hook
+ * again. A probe runs every test of its NIC pair, so each of the pair's
+ * cells gains an attempt. Cells with RCK_MESH_RETEST_MAX retests, or with a
+ * host found dead, are not probed again.
+ */
+typedef unsigned int (*rck_mesh_retest_fn)(void *data, const struct rck_mesh *m, unsigned int *cells,
+					   unsigned int max);
+
 /** Defaults: pattern full, rails same, test bw, RDMA transport, 65536-byte
  * messages, 1000 iterations, no total deadline. 0 or -ENOMEM. */
 int rck_mesh_config_new(struct rck_mesh_config **out);
@@ -343,6 +356,10 @@ int rck_mesh_config_set_probe(struct rck_mesh_config *c, enum rck_probe_transpor
 int rck_mesh_config_set_deadline(struct rck_mesh_config *c, double seconds);
 void rck_mesh_config_set_progress(struct rck_mesh_config *c, rck_mesh_progress_fn fn, void *data);
 void rck_mesh_config_set_suspect(struct rck_mesh_config *c, rck_mesh_suspect_fn fn, void *data);
+/** The retest hook and the most times it is asked for cells (@passes; 0
+ * or a NULL @fn: never). */
+void rck_mesh_config_set_retest(struct rck_mesh_config *c, rck_mesh_retest_fn fn, void *data,
+				unsigned int passes);
 /** Stop a running rck_mesh_run() soon: what has not run is recorded
  * skipped, "cancelled". Thread-safe and async-signal-safe. */
 void rck_mesh_cancel(struct rck_mesh_config *c);
@@ -356,7 +373,8 @@ void rck_mesh_cancel(struct rck_mesh_config *c);
  * timeout, or whose agent goes away or stops answering mid-sweep, is
  * marked unreachable and every probe left with it recorded so; the rest
  * goes on. Every probe records both ends' counter deltas. Suspect cells
- * (the suspect callback) are probed again alone at the end. The caller
+ * (the suspect callback) are probed again alone at the end; then the
+ * retest hook's cells, in rounds (rck_mesh_config_set_retest()). The caller
  * owns *out. Returns 0 with a result whatever the probes' outcomes,
  * -EINVAL (no hosts, fewer than 2, a plan error: logged), -ENOMEM.
  * Not thread-safe on one config, except rck_mesh_cancel().
