@@ -13,5 +13,6 @@
 #include <rocecheck/mesh.h>
 #include <rocecheck/agent.h>
 #include <rocecheck/analysis.h>
+#include <rocecheck/preflight.h>
 
 #endif
