@@ -48,10 +48,10 @@ static void describe(const struct rck_finding *f, char *buf, size_t len)
 				 rck_finding_code_name(rck_finding_code(f)));
 		return;
 	case RCK_ENTITY_NIC:
-		snprintf(buf, len, "%s %s %s", h, nic ? nic : "", rck_finding_code_name(rck_finding_code(f)));
+		snprintf(buf, len, "%s %s (%s)", h, nic ? nic : "", rck_finding_code_name(rck_finding_code(f)));
 		return;
 	case RCK_ENTITY_HOST:
-		snprintf(buf, len, "%s %s", h, rck_finding_code_name(rck_finding_code(f)));
+		snprintf(buf, len, "%s (%s)", h, rck_finding_code_name(rck_finding_code(f)));
 		return;
 	default:
 		snprintf(buf, len, "%s", rck_finding_reason(f));
@@ -93,8 +93,8 @@ static char *summary(const struct rck_mesh *m, const struct rck_report *r,
 			 same ? noun(rck_finding_entity(top), n > 1) : (n > 1 ? "findings" : "finding"), one,
 			 n > 1 ? " and more" : "");
 	}
-	if (asprintf(&out, "%u hosts, %u probes in %.0f s, %s%s", rck_mesh_host_count(m), t->probes,
-		     t->total_s, what, median) < 0)
+	if (asprintf(&out, "%u hosts, %u probes in %.*f s, %s%s", rck_mesh_host_count(m), t->probes,
+		     t->total_s < 10 ? 1 : 0, t->total_s, what, median) < 0)
 		return NULL;
 	return out;
 }

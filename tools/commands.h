@@ -10,11 +10,13 @@ extern const struct cli_opt counters_opts[];
 extern const struct cli_opt probe_opts[];
 extern const struct cli_opt agent_opts[];
 extern const struct cli_opt mesh_opts[];
+extern const struct cli_opt preflight_opts[];
 
 int cmd_devices(struct cli *cli, int argc, char **argv);
 int cmd_counters(struct cli *cli, int argc, char **argv);
 int cmd_probe(struct cli *cli, int argc, char **argv);
 int cmd_agent(struct cli *cli, int argc, char **argv);
 int cmd_mesh(struct cli *cli, int argc, char **argv);
+int cmd_preflight(struct cli *cli, int argc, char **argv);
 
 #endif
