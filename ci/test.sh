@@ -28,10 +28,15 @@ step setup build -Dwerror=true -Dtests=enabled
 step ninja -C build
 suites=$(meson test -C build --list 2>/dev/null | sed -n 's/^rocecheck:\([a-z]*\) .*/\1/p' | sort -u)
 echo "=== suites: $(echo $suites)"
-for s in unit dcb fabric bench; do
+# Every suite CI expects must exist: a missing one is a failure, never a skip
+# (ci/count-results.py also counts its missing log as failed).
+for s in $(cat ci/suites); do
 	if echo "$suites" | grep -qx "$s"; then
 		step meson test -C build --suite "$s" --print-errorlogs --num-processes 2 \
 			--logbase "testlog-$s"
+	else
+		echo "=== FAILED: suite $s is missing from the build"
+		status=1
 	fi
 done
 
