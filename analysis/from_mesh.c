@@ -62,6 +62,12 @@ static int add_hosts(struct rck_analysis *a, const struct rck_mesh *m, unsigned 
 		an.port = mn.port;
 		an.line_rate_gbps = mn.rate_gbps;
 		an.counters = mn.counters;
+		/* What the agent described; a pseudo NIC (TCP) has no state. */
+		an.state = mn.state;
+		an.fw_ver = mn.fw_ver;
+		an.active_mtu = mn.active_mtu;
+		an.netdev_mtu = mn.netdev_mtu;
+		an.gid_index = mn.gid_index;
 		rc = rck_analysis_add_nic(a, base_host + host, &an, &got);
 		if (!rc && got != base_nic + nic)
 			rc = -EINVAL;

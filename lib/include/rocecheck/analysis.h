@@ -182,6 +182,12 @@ struct rck_link_sample {
  * A NIC (an RDMA port) that probes ran on. Set @size as above.
  * @line_rate_gbps 0 when unknown. @counters: bit id set when the NIC has
  * neutral counter id (enum rck_counter); a counter it lacks is never judged.
+ *
+ * The port as its host described it (an agent's description), judged like
+ * an inventory's port (state, rate, RoCE v2 GID, MTUs) when the host was
+ * added without an inventory: @state (NULL: not described, nothing below is
+ * judged), @active_mtu and @netdev_mtu (0 unknown), @gid_index (the RoCE
+ * v2 IPv4 GID's index, -1 none) and @fw_ver (NULL unknown; not judged yet).
  */
 struct rck_analysis_nic {
 	size_t size;
@@ -189,6 +195,11 @@ struct rck_analysis_nic {
 	unsigned int port;
 	double line_rate_gbps;
 	uint64_t counters;
+	const char *state;
+	const char *fw_ver;
+	unsigned int active_mtu;
+	unsigned int netdev_mtu;
+	int gid_index;
 };
 
 /** Opaque analysis input: hosts, their NICs, link samples, thresholds. */
