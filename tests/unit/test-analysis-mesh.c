@@ -39,7 +39,8 @@ static struct rck_mesh *fabric(void)
 	for (unsigned int h = 0; h < N; h++) {
 		struct rck_mesh_nic nic = {.size = sizeof(nic), .device = "mlx5_0", .port = 1,
 					   .rail = -1, .rate_gbps = 100, .gid_index = 3,
-					   .counters = LOSS_CTRS};
+					   .counters = LOSS_CTRS, .state = "ACTIVE", .active_mtu = 4096,
+					   .netdev_mtu = 9000, .fw_ver = "28.39.1002"};
 		char name[8];
 
 		snprintf(name, sizeof(name), "n%u", h);
@@ -157,6 +158,57 @@ static void test_unreachable(void **state)
 	rck_mesh_free(m);
 }
 
+/* NICs as the agents described them are judged like inventory ports: a
+ * port not ACTIVE, no RoCE v2 GID, an active MTU below what the netdev
+ * MTU allows, a rate below the expected one. */
+static void test_described(void **state)
+{
+	struct rck_mesh_info info = {.size = sizeof(info), .pattern = "full"};
+	struct rck_thresholds *th;
+	struct rck_analysis *a;
+	struct rck_report *r;
+	struct rck_mesh *m;
+	static const struct {
+		const char *state;
+		int gid;
+		unsigned int amtu;
+		double rate;
+	} nics[] = {{"ACTIVE", 3, 4096, 100}, {"DOWN", 3, 4096, 100}, {"ACTIVE", -1, 4096, 100},
+		    {"ACTIVE", 3, 1024, 100}, {"ACTIVE", 3, 4096, 50}, {NULL, -1, 0, 0}};
+
+	(void)state;
+	assert_int_equal(rck_mesh_new(&m), 0);
+	assert_int_equal(rck_mesh_set_info(m, &info), 0);
+	for (unsigned int h = 0; h < 6; h++) {
+		struct rck_mesh_nic nic = {.size = sizeof(nic), .device = nics[h].state ? "mlx5_0" : "tcp",
+					   .port = 1, .rail = -1, .rate_gbps = nics[h].rate,
+					   .gid_index = nics[h].gid, .state = nics[h].state,
+					   .active_mtu = nics[h].amtu, .netdev_mtu = nics[h].state ? 9000 : 0};
+		char name[8];
+
+		snprintf(name, sizeof(name), "n%u", h);
+		assert_int_equal(rck_mesh_add_host(m, name, NULL), 0);
+		assert_int_equal(rck_mesh_add_nic(m, h, &nic, NULL), 0);
+	}
+	assert_int_equal(rck_thresholds_new(&th), 0);
+	assert_int_equal(rck_thresholds_set(th, "expect_rate_gbps", 100), 0);
+	assert_int_equal(rck_analysis_new(th, &a), 0);
+	assert_int_equal(rck_analysis_add_mesh(a, m), 0);
+	assert_int_equal(rck_analysis_run(a, &r), 0);
+	assert_int_equal(rck_report_code_count(r, RCK_FINDING_PORT_DOWN), 1);
+	assert_string_equal(rck_finding_host(find(r, RCK_FINDING_PORT_DOWN)), "n1");
+	assert_int_equal(rck_report_code_count(r, RCK_FINDING_NO_ROCE_V2_GID), 1);
+	assert_string_equal(rck_finding_host(find(r, RCK_FINDING_NO_ROCE_V2_GID)), "n2");
+	assert_int_equal(rck_report_code_count(r, RCK_FINDING_MTU_MISMATCH), 1);
+	assert_string_equal(rck_finding_host(find(r, RCK_FINDING_MTU_MISMATCH)), "n3");
+	assert_int_equal(rck_report_code_count(r, RCK_FINDING_PORT_RATE), 1);
+	assert_string_equal(rck_finding_host(find(r, RCK_FINDING_PORT_RATE)), "n4");
+	rck_report_free(r);
+	rck_analysis_free(a);
+	rck_thresholds_free(th);
+	rck_mesh_free(m);
+}
+
 /* The recorded fixture: 3 hosts (one unreachable), 5 NICs, 5 cells. */
 static void test_fixture(void **state)
 {
@@ -199,6 +251,7 @@ int main(void)
 		cmocka_unit_test(test_retests_confirm),
 		cmocka_unit_test(test_retests_clear),
 		cmocka_unit_test(test_unreachable),
+		cmocka_unit_test(test_described),
 		cmocka_unit_test(test_fixture),
 	};
 
