@@ -37,6 +37,7 @@ enum th_key {
 	TH_ECN_MIN,
 	TH_CNP_MIN,
 	TH_PFC_OTHER_MIN,
+	TH_DUPLICATE_MIN,
 	TH_COUNT
 };
 
