@@ -18,7 +18,7 @@ RCK_EXPORT int rck_preflight_config_new(struct rck_preflight_config **out)
 		return -ENOMEM;
 	c->launcher = strdup("none");
 	c->rails = strdup("same");
-	if (!c->launcher || !c->rails || rck_hostlist_new(&c->hl)) {
+	if (!c->launcher || !c->rails || rck_hostlist_new(&c->hl) || rck_hostlist_new(&c->spares)) {
 		rck_preflight_config_free(c);
 		return -ENOMEM;
 	}
@@ -44,6 +44,7 @@ RCK_EXPORT void rck_preflight_config_free(struct rck_preflight_config *c)
 	if (!c)
 		return;
 	rck_hostlist_free(c->hl);
+	rck_hostlist_free(c->spares);
 	free(c->launcher);
 	free_argv(c->extra);
 	rck_thresholds_free(c->th);
@@ -58,6 +59,14 @@ RCK_EXPORT int rck_preflight_config_add_hosts(struct rck_preflight_config *c, co
 	if (!c || !list)
 		return -EINVAL;
 	return rck_hostlist_add(c->hl, list, err, errlen);
+}
+
+RCK_EXPORT int rck_preflight_config_add_spares(struct rck_preflight_config *c, const char *list, char *err,
+					       size_t errlen)
+{
+	if (!c || !list)
+		return -EINVAL;
+	return rck_hostlist_add(c->spares, list, err, errlen);
 }
 
 RCK_EXPORT int rck_preflight_config_add_hostfile(struct rck_preflight_config *c, const char *path,

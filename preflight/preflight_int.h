@@ -11,6 +11,7 @@
 
 struct rck_preflight_config {
 	struct rck_hostlist *hl;
+	struct rck_hostlist *spares;
 	char *launcher;
 	char **extra;                 /* NULL-terminated, NULL none */
 	uint8_t key[RCK_KEY_MAX];
@@ -36,6 +37,15 @@ struct pf_bad {
 	char *host, *reason;
 };
 
+struct pf_spare {
+	char *host;
+	bool healthy;
+};
+
+struct pf_swap {
+	const char *host, *spare; /* owned by the bad and spare lists */
+};
+
 struct rck_preflight {
 	struct rck_mesh *m;
 	struct rck_report *r;
@@ -43,6 +53,10 @@ struct rck_preflight {
 	struct rck_preflight_timings t;
 	struct pf_bad *bad;
 	unsigned int n_bad;
+	struct pf_spare *spares;
+	unsigned int n_spares;
+	struct pf_swap *swaps;
+	unsigned int n_swaps;
 };
 
 /* The analysis of @m with @c's thresholds (and expected rate). 0, -errno. */
@@ -50,6 +64,6 @@ int pf_judge(const struct rck_preflight_config *c, const struct rck_mesh *m, str
 /* A result around @m (taken) and its final report (taken): summary, bad
  * hosts. 0 or -ENOMEM (then nothing is taken). */
 int pf_result(struct rck_mesh *m, struct rck_report *r, const struct rck_preflight_timings *t,
-	      struct rck_preflight **out);
+	      const struct rck_hostlist *spares, struct rck_preflight **out);
 
 #endif

@@ -128,8 +128,63 @@ static int add_bad(struct rck_preflight *p, const char *host, const struct rck_f
 	return 0;
 }
 
+/* Is @name named by a degraded or critical finding (host, or either end of a link)? */
+static bool named_bad(const struct rck_report *r, const char *name)
+{
+	for (unsigned int i = 0; i < rck_report_finding_count(r); i++) {
+		const struct rck_finding *f = rck_report_finding(r, i);
+		const char *h = rck_finding_host(f), *peer = rck_finding_peer_host(f);
+
+		if (bad_sev(f) && ((h && !strcmp(h, name)) || (peer && !strcmp(peer, name))))
+			return true;
+	}
+	return false;
+}
+
+static bool is_spare(const struct rck_preflight *p, const char *host)
+{
+	for (unsigned int i = 0; i < p->n_spares; i++)
+		if (!strcmp(p->spares[i].host, host))
+			return true;
+	return false;
+}
+
+/* The spares the sweep judged, then a healthy one for each bad host. */
+static int plan_spares(struct rck_preflight *p, const struct rck_mesh *m, const struct rck_report *r,
+		       const struct rck_hostlist *spares)
+{
+	unsigned int n = spares ? rck_hostlist_count(spares) : 0, next = 0;
+
+	p->spares = calloc(n + 1, sizeof(*p->spares));
+	p->swaps = calloc(p->n_bad + 1, sizeof(*p->swaps));
+	if (!p->spares || !p->swaps)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < n; i++) {
+		const char *s = rck_hostlist_get(spares, i);
+		unsigned int h;
+
+		/* A spare the sweep never saw (a recorded one without it) is not judged. */
+		if (rck_mesh_find_host(m, s, &h) || is_spare(p, s))
+			continue;
+		if (!(p->spares[p->n_spares].host = strdup(s)))
+			return -ENOMEM;
+		p->spares[p->n_spares++].healthy = !rck_mesh_host_unreachable(m, h) && !named_bad(r, s);
+	}
+	for (unsigned int i = 0; i < p->n_bad; i++) {
+		if (is_spare(p, p->bad[i].host))
+			continue;
+		while (next < p->n_spares && !p->spares[next].healthy)
+			next++;
+		if (next == p->n_spares)
+			break;
+		p->swaps[p->n_swaps].host = p->bad[i].host;
+		p->swaps[p->n_swaps++].spare = p->spares[next++].host;
+	}
+	return 0;
+}
+
 int pf_result(struct rck_mesh *m, struct rck_report *r, const struct rck_preflight_timings *t,
-	      struct rck_preflight **out)
+	      const struct rck_hostlist *spares, struct rck_preflight **out)
 {
 	struct rck_preflight *p = calloc(1, sizeof(*p));
 	int rc = 0;
@@ -145,6 +200,8 @@ int pf_result(struct rck_mesh *m, struct rck_report *r, const struct rck_preflig
 		if (bad_sev(f) && (e == RCK_ENTITY_HOST || e == RCK_ENTITY_NIC) && rck_finding_host(f))
 			rc = add_bad(p, rck_finding_host(f), f);
 	}
+	if (!rc)
+		rc = plan_spares(p, m, r, spares);
 	if (!rc && !(p->summary = summary(m, r, t)))
 		rc = -ENOMEM;
 	if (rc) {
@@ -168,6 +225,10 @@ RCK_EXPORT void rck_preflight_free(struct rck_preflight *p)
 		free(p->bad[i].reason);
 	}
 	free(p->bad);
+	for (unsigned int i = 0; i < p->n_spares; i++)
+		free(p->spares[i].host);
+	free(p->spares);
+	free(p->swaps);
 	free(p->summary);
 	rck_report_free(p->r);
 	rck_mesh_free(p->m);
@@ -219,6 +280,23 @@ RCK_EXPORT int rck_preflight_bad_host(const struct rck_preflight *p, unsigned in
 	return 0;
 }
 
+RCK_EXPORT unsigned int rck_preflight_replacement_count(const struct rck_preflight *p)
+{
+	return p ? p->n_swaps : 0;
+}
+
+RCK_EXPORT int rck_preflight_replacement(const struct rck_preflight *p, unsigned int i, const char **host,
+					 const char **spare)
+{
+	if (!p || i >= p->n_swaps)
+		return -EINVAL;
+	if (host)
+		*host = p->swaps[i].host;
+	if (spare)
+		*spare = p->swaps[i].spare;
+	return 0;
+}
+
 /* @write's JSON output, parsed back to embed it. */
 static json_t *as_json(const void *obj, int (*write)(const void *, FILE *))
 {
@@ -249,11 +327,18 @@ static int write_mesh(const void *m, FILE *f)
 static int write_json(const struct rck_preflight *p, FILE *out, bool pretty)
 {
 	json_t *root = json_object(), *t = json_object(), *bad = json_array();
+	json_t *spares = json_array(), *swaps = json_array();
 	json_t *rep = as_json(p->r, write_report), *mesh = as_json(p->m, write_mesh);
 	int rc = -ENOMEM;
 
-	if (!root || !t || !bad || !rep || !mesh)
+	if (!root || !t || !bad || !rep || !mesh || !spares || !swaps)
 		goto out;
+	for (unsigned int i = 0; i < p->n_spares; i++)
+		json_array_append_new(spares, json_pack("{s:s,s:b}", "host", p->spares[i].host, "healthy",
+							p->spares[i].healthy));
+	for (unsigned int i = 0; i < p->n_swaps; i++)
+		json_array_append_new(swaps, json_pack("{s:s,s:s}", "host", p->swaps[i].host, "spare",
+						       p->swaps[i].spare));
 	json_object_set_new(t, "launch_s", json_real(p->t.launch_s));
 	json_object_set_new(t, "sweep_s", json_real(p->t.sweep_s));
 	json_object_set_new(t, "analysis_s", json_real(p->t.analysis_s));
@@ -270,9 +355,11 @@ static int write_json(const struct rck_preflight *p, FILE *out, bool pretty)
 	json_object_set_new(root, "summary", json_string(p->summary));
 	json_object_set_new(root, "timings", t);
 	json_object_set_new(root, "bad_hosts", bad);
+	json_object_set_new(root, "spares", spares);
+	json_object_set_new(root, "replacements", swaps);
 	json_object_set_new(root, "report", rep);
 	json_object_set_new(root, "mesh", mesh);
-	t = bad = rep = mesh = NULL;
+	t = bad = rep = mesh = spares = swaps = NULL;
 	rc = json_dumpf(root, out, JSON_PRESERVE_ORDER | (pretty ? JSON_INDENT(2) : JSON_COMPACT)) ||
 			     fputc('\n', out) == EOF
 		     ? -EIO
@@ -283,6 +370,8 @@ out:
 	json_decref(bad);
 	json_decref(rep);
 	json_decref(mesh);
+	json_decref(spares);
+	json_decref(swaps);
 	return rc;
 }
 
@@ -301,6 +390,12 @@ RCK_EXPORT int rck_preflight_write(const struct rck_preflight *p, FILE *out, enu
 	rc = rck_report_write(p->r, out, RCK_FORMAT_TEXT);
 	for (unsigned int i = 0; !rc && i < p->n_bad; i++)
 		if (fprintf(out, "drain %s: %s\n", p->bad[i].host, p->bad[i].reason) < 0)
+			rc = -EIO;
+	for (unsigned int i = 0; !rc && i < p->n_spares; i++)
+		if (!p->spares[i].healthy && fprintf(out, "spare %s: degraded, not proposed\n", p->spares[i].host) < 0)
+			rc = -EIO;
+	for (unsigned int i = 0; !rc && i < p->n_swaps; i++)
+		if (fprintf(out, "replace %s with %s\n", p->swaps[i].host, p->swaps[i].spare) < 0)
 			rc = -EIO;
 	return rc;
 }

@@ -25,6 +25,8 @@ static double now_s(void)
 
 struct run {
 	struct rck_preflight_config *c;
+	const char **names;    /* the hosts, then the spares not among them */
+	unsigned int n_names;
 	struct rck_mesh_config *mc;
 	double t0, analysis_s;
 	unsigned int passes;
@@ -129,23 +131,39 @@ static int add_agent(struct rck_mesh_config *mc, const char *name)
 	return rck_mesh_config_add_host(mc, name, NULL, 0, NULL, 0);
 }
 
-/* Agents started through the launcher: each host with its port and token. */
-static int launch_agents(struct rck_ctx *ctx, struct rck_preflight_config *c, struct rck_launch **out)
+/* The hosts, then the spares not among them: the sweep's hosts. */
+static int all_names(struct run *r)
 {
-	unsigned int n = rck_hostlist_count(c->hl);
-	const char **hosts = calloc(n ? n : 1, sizeof(*hosts));
+	const struct rck_preflight_config *c = r->c;
+	unsigned int n = rck_hostlist_count(c->hl), ns = rck_hostlist_count(c->spares);
+
+	r->names = calloc(n + ns + 1, sizeof(*r->names));
+	if (!r->names)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < n; i++)
+		r->names[r->n_names++] = rck_hostlist_get(c->hl, i);
+	for (unsigned int i = 0; i < ns; i++) {
+		const char *s = rck_hostlist_get(c->spares, i);
+		bool dup = false;
+
+		for (unsigned int k = 0; k < n && !dup; k++)
+			dup = !strcmp(s, r->names[k]);
+		if (!dup)
+			r->names[r->n_names++] = s;
+	}
+	return 0;
+}
+
+/* Agents started through the launcher: each host with its port and token. */
+static int launch_agents(struct rck_ctx *ctx, const struct run *r, struct rck_launch **out)
+{
 	struct rck_launch_opts o;
 	int rc;
 
-	if (!hosts)
-		return -ENOMEM;
-	for (unsigned int i = 0; i < n; i++)
-		hosts[i] = rck_hostlist_get(c->hl, i);
 	rck_launch_opts_init(&o);
-	o.launcher = c->launcher;
-	o.extra_args = (const char *const *)c->extra;
-	rc = rck_launch_new(ctx, &o, hosts, n, out);
-	free(hosts);
+	o.launcher = r->c->launcher;
+	o.extra_args = (const char *const *)r->c->extra;
+	rc = rck_launch_new(ctx, &o, r->names, r->n_names, out);
 	if (!rc)
 		rc = rck_launch_start(*out);
 	return rc;
@@ -159,7 +177,7 @@ static int mesh_config(struct rck_preflight_config *c, const struct rck_launch *
 
 	if (rc)
 		return rc;
-	for (unsigned int i = 0; !rc && i < rck_hostlist_count(c->hl); i++) {
+	for (unsigned int i = 0; !rc && i < r->n_names; i++) {
 		const char *tok = l ? rck_launch_host_token(l, i) : NULL;
 
 		/* A host the launcher could not start is still swept, unreachable. */
@@ -168,7 +186,7 @@ static int mesh_config(struct rck_preflight_config *c, const struct rck_launch *
 						      tok ? rck_launch_host_port(l, i) : 0,
 						      (const uint8_t *)tok, tok ? strlen(tok) : 0);
 		else
-			rc = add_agent(mc, rck_hostlist_get(c->hl, i));
+			rc = add_agent(mc, r->names[i]);
 	}
 	if (!rc && c->key_len)
 		rc = rck_mesh_config_set_key(mc, c->key, c->key_len);
@@ -234,12 +252,15 @@ RCK_EXPORT int rck_preflight_run(struct rck_ctx *ctx, struct rck_preflight_confi
 	}
 	atomic_store(&c->cancel, 0);
 	r.t0 = now_s();
+	if (all_names(&r))
+		return -ENOMEM;
 	if (strcmp(c->launcher, "none")) {
 		report_progress(&r, NULL);
-		rc = launch_agents(ctx, c, &l);
+		rc = launch_agents(ctx, &r, &l);
 		if (rc) {
 			rck_err(ctx, "preflight: launcher %s: %s", c->launcher, strerror(-rc));
 			rck_launch_free(l);
+			free(r.names);
 			return rc;
 		}
 	}
@@ -265,6 +286,7 @@ RCK_EXPORT int rck_preflight_run(struct rck_ctx *ctx, struct rck_preflight_confi
 	rck_launch_free(l);
 	rck_mesh_config_free(r.mc);
 	r.mc = NULL;
+	free(r.names);
 	if (!rc) {
 		r.phase = RCK_PREFLIGHT_ANALYSIS;
 		report_progress(&r, NULL);
@@ -277,7 +299,7 @@ RCK_EXPORT int rck_preflight_run(struct rck_ctx *ctx, struct rck_preflight_confi
 		t.passes = r.passes;
 		t.analysis_s = r.analysis_s;
 		t.total_s = now_s() - r.t0;
-		rc = pf_result(m, rep, &t, out);
+		rc = pf_result(m, rep, &t, c->spares, out);
 	}
 	if (rc) {
 		rck_report_free(rep);
@@ -307,7 +329,7 @@ RCK_EXPORT int rck_preflight_from_mesh(const struct rck_preflight_config *c, str
 	t.analysis_s = now_s() - t0;
 	if (!rck_mesh_get_info(m, &info))
 		t.sweep_s = t.total_s = info.seconds;
-	rc = pf_result(m, rep, &t, out);
+	rc = pf_result(m, rep, &t, c->spares, out);
 	if (rc)
 		rck_report_free(rep);
 	return rc;

@@ -28,7 +28,7 @@ static void on_signal(int sig)
 
 enum { OPT_HOSTS = 256, OPT_HOSTFILE, OPT_LAUNCHER, OPT_KEY, OPT_TEST, OPT_RAILS, OPT_TRANSPORT,
        OPT_EXPECT, OPT_CONFIG, OPT_QUICK, OPT_DEADLINE, OPT_REPORT, OPT_DRAIN, OPT_FROM_MESH,
-       OPT_SIZE, OPT_ITERS, OPT_DURATION, OPT_RETESTS };
+       OPT_SIZE, OPT_ITERS, OPT_DURATION, OPT_RETESTS, OPT_SPARES };
 
 const struct cli_opt preflight_opts[] = {
 	{ OPT_HOSTS, 0, "hosts", "LIST", "hosts or a nodelist (node[01-16]); NAME:PORT: an agent on another port" },
@@ -51,6 +51,7 @@ const struct cli_opt preflight_opts[] = {
 	{ OPT_ITERS, 0, "iters", "N", "messages per probe (default 1000)" },
 	{ OPT_DURATION, 0, "duration", "S", "measure each probe for S seconds instead" },
 	{ OPT_RETESTS, 0, "retest-passes", "N", "most retest passes the analysis may ask for (default 3)" },
+	{ OPT_SPARES, 0, "spares", "LIST", "hot spares: swept too, a healthy one proposed for each bad host" },
 	{ OPT_FROM_MESH, 0, "from-mesh", "FILE", "judge a recorded sweep (rocecheck mesh --output) instead" },
 	{ 0 }
 };
@@ -176,6 +177,11 @@ static int pf_opt(struct cli *cli, void *data, int c, const char *arg)
 		return 0;
 	case OPT_FROM_MESH:
 		a->from_mesh = arg;
+		return 0;
+	case OPT_SPARES:
+		rc = rck_preflight_config_add_spares(a->c, arg, err, sizeof(err));
+		if (rc)
+			return cli_bad_args(cli, "invalid --spares '%s': %s", arg, rc == -EINVAL ? err : strerror(-rc));
 		return 0;
 	default:
 		return EXIT_USAGE;

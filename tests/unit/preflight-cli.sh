@@ -47,6 +47,7 @@ trunc.json: line 1|--from-mesh $tmp/trunc.json
 cannot use --from-mesh|--from-mesh $tmp/none.json
 no --hosts with it|--from-mesh $tmp/trunc.json --hosts a,b
 unexpected argument 'extra'|--hosts a,b extra
+invalid --spares 'x[2-1]'|--hosts a,b --spares 'x[2-1]'
 EOT
 
 # Recorded sweeps: the verdict is the exit code, the summary comes first.
@@ -82,6 +83,21 @@ out=$($WRAP "$rck" preflight --from-mesh "$tmp/link.json" --config "$tmp/low.con
 rc=$?
 [ $rc -eq 0 ]
 check "--config thresholds apply: a 0.42 link passes a 0.3 floor ($rc)" $?
+
+# --spares: a healthy spare for each bad host, never a degraded one.
+mesh 10 nic:4:50 >"$tmp/spare.json"
+out=$($WRAP "$rck" preflight --from-mesh "$tmp/spare.json" --spares h8,h9)
+rc=$?
+[ $rc -eq 1 ] && grep -qx 'replace h4 with h8' <<<"$out" && [ "$(grep -c '^replace' <<<"$out")" -eq 1 ]
+check "--spares: h4 replaced by the healthy spare h8 ($rc: $(grep '^replace' <<<"$out"))" $?
+mesh 10 nic:4:50 nic:8:50 >"$tmp/spare2.json"
+out=$($WRAP "$rck" -j preflight --from-mesh "$tmp/spare2.json" --spares h8,h9)
+rc=$?
+[ $rc -eq 1 ] && python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); assert d["replacements"] == [{"host": "h4", "spare": "h9"}], d["replacements"]; assert {"host": "h8", "healthy": False} in d["spares"]' <<<"$out"
+check "--spares: a degraded spare (h8) is never proposed, h9 is ($rc)" $?
+out=$($WRAP "$rck" preflight --from-mesh "$tmp/spare2.json" --spares h9)
+[ "$(grep -c '^replace' <<<"$out")" -eq 1 ]
+check "--spares: one spare, two bad hosts: one replacement" $?
 
 # --report: the JSON document, written whole; an unwritable path is exit 2.
 $WRAP "$rck" preflight --from-mesh "$tmp/link.json" --report "$tmp/r.json" >/dev/null

@@ -55,6 +55,15 @@ void rck_preflight_config_free(struct rck_preflight_config *c);
  */
 int rck_preflight_config_add_hosts(struct rck_preflight_config *c, const char *list, char *err,
 				   size_t errlen);
+/**
+ * Hot spares (a list as for rck_preflight_config_add_hosts()): swept with
+ * the hosts, on every rail, so each is judged like them; the result
+ * proposes a healthy spare for each bad host (rck_preflight_replacement()).
+ * A spare named by any degraded or critical finding (its host, its NIC, or
+ * a link from or to it) is never proposed. Errors as for add_hosts.
+ */
+int rck_preflight_config_add_spares(struct rck_preflight_config *c, const char *list, char *err,
+				    size_t errlen);
 /** Hosts from a hostfile (rck_hostlist_add_file()): its errors, @err as above. */
 int rck_preflight_config_add_hostfile(struct rck_preflight_config *c, const char *path, char *err,
 				      size_t errlen);
@@ -189,11 +198,21 @@ int rck_preflight_bad_host(const struct rck_preflight *p, unsigned int i, const 
 			   const char **reason);
 
 /**
+ * The replacement plan: for each bad host, in order, the first healthy
+ * spare not yet given to another (none left: the host is not listed).
+ * Count, and pair @i (0 or -EINVAL past the end); strings owned by @p.
+ */
+unsigned int rck_preflight_replacement_count(const struct rck_preflight *p);
+int rck_preflight_replacement(const struct rck_preflight *p, unsigned int i, const char **host,
+			      const char **spare);
+
+/**
  * Write the result. JSON (schemas/preflight.schema.json):
  * {"schema":"rocecheck.preflight/1","verdict","summary","timings":{...},
- * "bad_hosts":[{"host","reason"}],"report":{the analysis JSON},
+ * "bad_hosts":[{"host","reason"}],"spares":[{"host","healthy"}],
+ * "replacements":[{"host","spare"}],"report":{the analysis JSON},
  * "mesh":{the sweep JSON}}. Text: the summary line, then the report's
- * findings. Returns 0, -EINVAL, -ENOMEM, -EIO (a write failed).
+ * findings, "drain HOST: REASON" and "replace HOST with SPARE" lines. Returns 0, -EINVAL, -ENOMEM, -EIO (a write failed).
  */
 int rck_preflight_write(const struct rck_preflight *p, FILE *out, enum rck_format fmt);
 
