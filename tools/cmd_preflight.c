@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "mesh_launch.h"
 
 /* Exit codes of this command: the verdict, or 2 when it could not run. */
 enum { PF_HEALTHY = 0, PF_DEGRADED = 1, PF_ERROR = 2 };
@@ -77,25 +78,6 @@ static void show_progress(void *data, const struct rck_preflight_progress *p)
 		fputc('\n', stderr);
 }
 
-static int parse_tests(const char *arg, unsigned int *mask)
-{
-	char buf[64], *save = NULL;
-
-	if (strlen(arg) >= sizeof(buf))
-		return -EINVAL;
-	strcpy(buf, arg);
-	*mask = 0;
-	for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(w, "bw"))
-			*mask |= 1u << RCK_MESH_TEST_BW;
-		else if (!strcmp(w, "lat"))
-			*mask |= 1u << RCK_MESH_TEST_LAT;
-		else
-			return -EINVAL;
-	}
-	return *mask ? 0 : -EINVAL;
-}
-
 static int pf_opt(struct cli *cli, void *data, int c, const char *arg)
 {
 	struct pf_args *a = data;
@@ -122,7 +104,7 @@ static int pf_opt(struct cli *cli, void *data, int c, const char *arg)
 		a->key_file = arg;
 		return 0;
 	case OPT_TEST:
-		if (parse_tests(arg, &mask) || rck_preflight_config_set_tests(a->c, mask))
+		if (mesh_parse_tests(arg, &mask) || rck_preflight_config_set_tests(a->c, mask))
 			return cli_bad_args(cli, "invalid --test '%s': bw, lat or bw,lat", arg);
 		return 0;
 	case OPT_RAILS:
