@@ -158,6 +158,34 @@ static void test_unreachable(void **state)
 	rck_mesh_free(m);
 }
 
+/* A failed probe to a NIC found slow is part of that NIC's finding, as
+ * its slow links are: no link finding of its own. */
+static void test_failed_into_slow_nic(void **state)
+{
+	struct rck_mesh *m = fabric();
+	struct rck_report *r;
+
+	(void)state;
+	for (unsigned int h = 0; h < N; h++)
+		if (h != 4) {
+			set(m, h, 4, 0, RCK_MESH_OK, 30, NULL);
+			set(m, 4, h, 0, RCK_MESH_OK, 30, NULL);
+		}
+	set(m, 0, 4, 0, RCK_MESH_FAILED, NAN, NULL);
+	r = analyse(m);
+	assert_non_null(find(r, RCK_FINDING_NIC_DEGRADED));
+	assert_string_equal(rck_finding_host(find(r, RCK_FINDING_NIC_DEGRADED)), "n4");
+	assert_null(find(r, RCK_FINDING_PROBE_FAILED));
+	for (unsigned int i = 0; i < rck_report_finding_count(r); i++) {
+		const struct rck_finding *f = rck_report_finding(r, i);
+
+		assert_false(rck_finding_entity(f) == RCK_ENTITY_LINK &&
+			     (!strcmp(rck_finding_host(f), "n4") || !strcmp(rck_finding_peer_host(f), "n4")));
+	}
+	rck_report_free(r);
+	rck_mesh_free(m);
+}
+
 /* NICs as the agents described them are judged like inventory ports: a
  * port not ACTIVE, no RoCE v2 GID, an active MTU below what the netdev
  * MTU allows, a rate below the expected one. */
@@ -252,6 +280,7 @@ int main(void)
 		cmocka_unit_test(test_retests_clear),
 		cmocka_unit_test(test_unreachable),
 		cmocka_unit_test(test_described),
+		cmocka_unit_test(test_failed_into_slow_nic),
 		cmocka_unit_test(test_fixture),
 	};
 
