@@ -335,10 +335,50 @@ static int load_nic(struct loader *l, struct rck_mesh *m, unsigned int h, const 
 	return rc;
 }
 
-static int load_hosts(struct loader *l, struct rck_mesh *m, const json_t *hosts)
+/* A NIC's JSON and where it stands, by its id. */
+struct nic_at {
+	const json_t *jn;
+	uint32_t host, i, j;
+};
+
+/* NIC ids number NICs in the order the sweep met them, which is not the
+ * hosts' order (agents answer in any order): collect them by id, then add
+ * them in id order so a NIC's number is its id. */
+static int load_nics_by_id(struct loader *l, struct rck_mesh *m, const json_t *hosts, size_t total)
 {
+	struct nic_at *at = calloc(total + 1, sizeof(*at));
 	const json_t *jh, *jn;
 	size_t i, j;
+	int rc = 0;
+
+	if (!at)
+		return -ENOMEM;
+	json_array_foreach(hosts, i, jh) {
+		json_array_foreach(json_object_get(jh, "nics"), j, jn) {
+			const json_t *id = json_object_get(jn, "id");
+			json_int_t v = json_is_integer(id) ? json_integer_value(id) : -1;
+
+			snprintf(l->where, sizeof(l->where), "hosts[%zu].nics[%zu]: ", i, j);
+			if (v < 0 || (size_t)v >= total || at[v].jn) {
+				rc = bad(l, "NIC ids are not 0, 1, 2, ... each once");
+				goto out;
+			}
+			at[v] = (struct nic_at){.jn = jn, .host = (uint32_t)i, .i = (uint32_t)i, .j = (uint32_t)j};
+		}
+	}
+	for (size_t id = 0; id < total && !rc; id++) {
+		snprintf(l->where, sizeof(l->where), "hosts[%u].nics[%u]: ", at[id].i, at[id].j);
+		rc = load_nic(l, m, at[id].host, at[id].jn);
+	}
+out:
+	free(at);
+	return rc;
+}
+
+static int load_hosts(struct loader *l, struct rck_mesh *m, const json_t *hosts)
+{
+	const json_t *jh;
+	size_t i, total = 0;
 	int rc;
 
 	if (!json_is_array(hosts) || json_array_size(hosts) > RCK_HOSTLIST_MAX)
@@ -360,16 +400,11 @@ static int load_hosts(struct loader *l, struct rck_mesh *m, const json_t *hosts)
 			rc = rck_mesh_host_set_unreachable(m, h, why);
 		if (rc)
 			return rc;
-		if (m->n_nics + json_array_size(nics) > LOAD_MAX_NICS)
+		total += json_array_size(nics);
+		if (total > LOAD_MAX_NICS)
 			return bad(l, "too many NICs");
-		json_array_foreach(nics, j, jn) {
-			snprintf(l->where, sizeof(l->where), "hosts[%zu].nics[%zu]: ", i, j);
-			rc = load_nic(l, m, h, jn);
-			if (rc)
-				return rc;
-		}
 	}
-	return 0;
+	return load_nics_by_id(l, m, hosts, total);
 }
 
 static int load_counters(struct loader *l, struct rck_mesh *m, unsigned int cell, unsigned int attempt,

@@ -56,6 +56,17 @@ mesh 6 slow:1:2:40 >"$tmp/link.json"
 mesh 6 nic:4:50 >"$tmp/nic.json"
 mesh 6 fail >"$tmp/fail.json"
 mesh 6 loss:0:3 >"$tmp/loss.json"
+# NIC ids in the order the sweep met the hosts (agents answer in any order).
+python3 -c 'import json,sys
+d = json.load(open(sys.argv[1])); n = sum(len(h["nics"]) for h in d["hosts"])
+for h in d["hosts"]:
+    for c in h["nics"]: c["id"] = n - 1 - c["id"]
+for p in d["probes"]: p["src"], p["dst"] = n - 1 - p["src"], n - 1 - p["dst"]
+json.dump(d, open(sys.argv[2], "w"))' "$tmp/link.json" "$tmp/reversed.json"
+out=$($WRAP "$rck" preflight --from-mesh "$tmp/reversed.json")
+rc=$?
+[ $rc -eq 1 ] && [[ $(head -1 <<<"$out") == *"1 degraded link: h1 -> h2 40 Gb/s"* ]]
+check "a sweep whose NIC ids are not in host order loads ($rc: $(head -1 <<<"$out"))" $?
 out=$($WRAP "$rck" preflight --from-mesh "$tmp/healthy.json")
 rc=$?
 [ $rc -eq 0 ] && [[ $(head -1 <<<"$out") == "6 hosts, 30 probes in 30 s, healthy, fabric median 95."* ]]
