@@ -139,6 +139,16 @@ void an_retest_add(struct rck_report *r, enum rck_link_test test, unsigned int s
 /* Sort findings (severity, code, host, nic, peer) and set the verdict. */
 void an_finish(struct rck_report *r);
 
+/* An empty report, and a finding copied into one (strings and values), for
+ * the host sweeps that combine reports. NULL on ENOMEM (kept in r->err). */
+struct rck_report *sw_report_new(void);
+struct rck_finding *sw_report_copy(struct rck_report *r, const struct rck_finding *f);
+
+/* report_write.c: one finding as a JSON object / text line; @hold (NULL:
+ * left out) is a sweep's hold state. */
+struct emit;
+void an_write_finding(struct emit *e, const struct rck_finding *f, const char *hold);
+
 /* Subject helpers for NIC and link findings. */
 struct rck_finding *an_add_nic(struct rck_report *r, const struct rck_analysis *a, unsigned int nic,
 			       enum rck_finding_code code, enum rck_severity sev, const char *fmt, ...)

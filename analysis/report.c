@@ -308,3 +308,25 @@ RCK_EXPORT int rck_finding_value(const struct rck_finding *f, unsigned int i, co
 		*value = f->values[i];
 	return 0;
 }
+
+struct rck_report *sw_report_new(void)
+{
+	struct rck_report *r = calloc(1, sizeof(*r));
+
+	if (r)
+		r->links.size = sizeof(r->links);
+	return r;
+}
+
+struct rck_finding *sw_report_copy(struct rck_report *r, const struct rck_finding *f)
+{
+	struct rck_finding *c = an_add(r, f->code, f->sev, f->entity, f->host, f->nic, f->peer_host,
+				       f->peer_nic, "%s", f->reason ? f->reason : "");
+
+	if (c) {
+		c->n_values = f->n_values;
+		memcpy(c->keys, f->keys, sizeof(c->keys));
+		memcpy(c->values, f->values, sizeof(c->values));
+	}
+	return c;
+}

@@ -34,7 +34,7 @@ static void write_links(struct emit *e, const struct rck_report_links *l)
 	emit_text(e, "\n");
 }
 
-static void write_finding(struct emit *e, const struct rck_finding *f)
+void an_write_finding(struct emit *e, const struct rck_finding *f, const char *hold)
 {
 	emit_obj_open(e, NULL);
 	emit_str(e, "code", "%-18s ", rck_finding_code_name(f->code));
@@ -59,6 +59,8 @@ static void write_finding(struct emit *e, const struct rck_finding *f)
 		emit_text(e, "fabric: ");
 		break;
 	}
+	if (hold)
+		emit_str(e, "hold", "[%s] ", hold);
 	emit_str(e, "reason", "%s\n", f->reason);
 	emit_obj_open(e, "values");
 	for (unsigned int i = 0; i < f->n_values; i++)
@@ -106,7 +108,7 @@ RCK_EXPORT int rck_report_write(const struct rck_report *r, FILE *out, enum rck_
 	emit_arr_close(e);
 	emit_arr_open(e, "findings");
 	for (unsigned int i = 0; i < r->n_findings; i++)
-		write_finding(e, &r->findings[i]);
+		an_write_finding(e, &r->findings[i], NULL);
 	emit_arr_close(e);
 	emit_obj_close(e);
 	rc = emit_finish(e);

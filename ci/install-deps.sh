@@ -7,17 +7,23 @@ export DEBIAN_FRONTEND=noninteractive
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 
-# Build: compiler, meson, the libraries the code links.
+# Build: compiler, meson, the libraries the code links (their -dev packages
+# pull in the runtime libraries, libcairo2 among them, for the heatmap PNG).
 build_pkgs=(
   build-essential meson ninja-build pkg-config
   libibverbs-dev librdmacm-dev libnl-3-dev libnl-route-3-dev libnl-genl-3-dev
-  libjansson-dev libpcap-dev lldpad-dev libcmocka-dev libssl-dev
+  libjansson-dev libpcap-dev lldpad-dev libcmocka-dev libssl-dev libcairo2-dev
 )
 # Tests: valgrind, the veth/netns tools, ethtool to compare against, clang
 # with its libFuzzer runtime for the fuzz suite, python3-jsonschema for the
 # JSON schemas, tshark (and its editcap) to compare rocecap against, strace
-# to hold a save in fsync while a signal arrives, systemd-analyze for units.
-test_pkgs=(valgrind iproute2 ethtool python3 jq clang libclang-rt-dev python3-jsonschema tshark strace systemd)
+# to hold a save in fsync while a signal arrives, systemd-analyze for units,
+# prometheus for promtool (the sweep's textfiles); node and npm install the
+# Kubernetes API schemas (npm's kubernetes-models, not in Debian) that
+# contrib/kubernetes is checked against, python3-yaml reads those manifests;
+# a real Slurm (slurm-wlm, munge) for contrib/slurm/ and shellcheck for its scripts.
+test_pkgs=(valgrind iproute2 ethtool python3 jq clang libclang-rt-dev python3-jsonschema tshark strace systemd
+  prometheus nodejs npm python3-yaml slurm-wlm munge shellcheck)
 # Virtual fabric (rocelab): Debian's kernel with rdma_rxe, qemu, guest userland.
 lab_pkgs=(
   qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static kmod cpio
@@ -29,12 +35,24 @@ want=("${build_pkgs[@]}" "${test_pkgs[@]}")
 case "${1:-all}" in
   build) ;;
   all) want+=("${lab_pkgs[@]}") ;;
-  *) echo "usage: $0 [build|all]" >&2; exit 2 ;;
+  # The compiler and libraries alone (contrib/kubernetes/Containerfile).
+  compile) want=("${build_pkgs[@]}") ;;
+  *) echo "usage: $0 [build|all|compile]" >&2; exit 2 ;;
 esac
+
+# Installed, or provided by an installed package (a nodejs from another
+# archive ships npm and conflicts with Debian's npm package). No grep -q:
+# under pipefail a writer cut off early would turn a match into a failure.
+have() {
+  [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ] && return 0
+  dpkg-query -W -f='${Status}|${Provides}\n' 2>/dev/null |
+    grep "^install ok installed|" | cut -d'|' -f2 | tr ',' '\n' |
+    sed 's/ *(.*//; s/^ *//' | grep -x "$1" >/dev/null
+}
 
 missing=()
 for p in "${want[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  have "$p" || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
   # wireshark-common asks whether non-root users may capture: no.

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -53,4 +54,21 @@ int rck_write_atomic(const char *path, int (*fn)(FILE *f, const void *arg), cons
 		unlink(tmp);
 	free(tmp);
 	return rc;
+}
+
+int rck_atomic_check_target(const char *path, mode_t *mode)
+{
+	struct stat st;
+
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : -errno;
+	if (S_ISLNK(st.st_mode))
+		return -ELOOP;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if (mode)
+		*mode = st.st_mode & 07777;
+	return 0;
 }

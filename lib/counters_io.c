@@ -250,26 +250,6 @@ static int sync_dir(const char *path)
 	return rc;
 }
 
-/* The target may be absent or a regular file; a symlink is refused
- * (-ELOOP) rather than followed or replaced: a root-run save into a shared
- * directory must not write where a link points. *mode gets the mode to
- * keep. */
-static int check_target(const char *path, mode_t *mode)
-{
-	struct stat st;
-
-	if (lstat(path, &st))
-		return errno == ENOENT ? 0 : -errno;
-	if (S_ISLNK(st.st_mode))
-		return -ELOOP;
-	if (S_ISDIR(st.st_mode))
-		return -EISDIR;
-	if (!S_ISREG(st.st_mode))
-		return -EINVAL;
-	*mode = st.st_mode & 07777;
-	return 0;
-}
-
 RCK_EXPORT int rck_snapshot_save_cancellable(const struct rck_snapshot *snap, const char *path,
 					     const volatile sig_atomic_t *cancel)
 {
@@ -282,7 +262,7 @@ RCK_EXPORT int rck_snapshot_save_cancellable(const struct rck_snapshot *snap, co
 
 	if (!snap || !path || !*path)
 		return -EINVAL;
-	rc = check_target(path, &mode);
+	rc = rck_atomic_check_target(path, &mode);
 	if (rc)
 		return rc;
 	/* The whole document first: nothing touches the disk unless it was

@@ -32,6 +32,13 @@ void rck_log(const struct rck_ctx *ctx, int priority, const char *fmt, ...) RCK_
 /* Write @path atomically: @fn fills a temporary file beside it, which is
  * synced and renamed over @path only when @fn returned 0. */
 int rck_write_atomic(const char *path, int (*fn)(FILE *f, const void *arg), const void *arg);
+/* The target of an atomic save may be absent or a regular file; a symlink
+ * is refused (-ELOOP) rather than followed or replaced: a root-run save into
+ * a shared directory must not write where a link points. -EISDIR for a
+ * directory, -EINVAL for anything else. *@mode (may be NULL) gets the
+ * permission bits to keep (untouched when absent). */
+#include <sys/types.h>
+int rck_atomic_check_target(const char *path, mode_t *mode);
 
 /* True when the context reads a recorded tree rather than the live system:
  * verbs, ethtool and netlink sources are then not consulted. */

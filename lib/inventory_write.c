@@ -8,6 +8,7 @@
 #include "emit.h"
 #include "internal.h"
 #include "inventory.h"
+#include "rocecheck/analysis.h"
 
 #define DEVICES_SCHEMA "rocecheck.devices/1"
 #define LINKS_SCHEMA "rocecheck.links/1"
@@ -114,6 +115,7 @@ static void write_pci(struct emit *e, const struct rck_device *dev, const struct
 {
 	const struct rck_pci *pci = &dev->pci;
 	char cur[48], max[48];
+	bool degraded;
 
 	if (!pci->address[0]) {
 		emit_null(e, "pci", tf(c, D_PCI));
@@ -132,12 +134,14 @@ static void write_pci(struct emit *e, const struct rck_device *dev, const struct
 	else
 		emit_null(e, "max_link_speed_gts", NULL);
 	uint_or_null(e, "max_link_width", NULL, pci->max_width);
+	/* The analysis's verdict, so the text mark, the JSON flag and a
+	 * pcie_degraded finding always agree. */
+	degraded = rck_analysis_pci_degraded(dev);
+	emit_bool(e, "degraded", NULL, degraded);
 	link_text(cur, sizeof(cur), pci->speed_gts, pci->width);
 	link_text(max, sizeof(max), pci->max_speed_gts, pci->max_width);
 	emit_text(e, "%s (max %s)", cur, max);
-	/* The classic half-bandwidth cause: a narrower or slower link than the slot allows. */
-	if ((pci->width && pci->max_width && pci->width < pci->max_width) ||
-	    (pci->speed_gts > 0 && pci->max_speed_gts > 0 && pci->speed_gts < pci->max_speed_gts))
+	if (degraded)
 		emit_text(e, " DEGRADED");
 	emit_text(e, "\n");
 	emit_obj_close(e);

@@ -1,5 +1,5 @@
 /* `rocecheck mesh`: sweep probes between every pair of hosts through their
- * agents, and print or save the sweep result. */
+ * agents (or load a saved sweep), and print, save or draw the result. */
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "internal.h" /* rck_write_atomic(), lib/atomic_file.c built in */
 #include "mesh_launch.h"
 
 static struct rck_mesh_config *running_cfg;
@@ -20,7 +21,8 @@ static void on_signal(int sig)
 }
 
 enum { OPT_HOSTS = 256, OPT_HOSTFILE, OPT_TEST, OPT_PATTERN, OPT_PAIRS, OPT_RAILS, OPT_TRANSPORT,
-       OPT_SIZE, OPT_ITERS, OPT_DURATION, OPT_DEADLINE, OPT_KEY, OPT_OUTPUT, OPT_LAUNCHER };
+       OPT_SIZE, OPT_ITERS, OPT_DURATION, OPT_DEADLINE, OPT_KEY, OPT_OUTPUT, OPT_LAUNCHER,
+       OPT_HEATMAP, OPT_FROM };
 
 const struct cli_opt mesh_opts[] = {
 	{ OPT_HOSTS, 0, "hosts", "LIST", "hosts or a nodelist (node[01-16]); NAME:PORT: an agent on another port" },
@@ -37,6 +39,8 @@ const struct cli_opt mesh_opts[] = {
 	{ OPT_DEADLINE, 0, "deadline", "S", "record what has not run after S seconds as skipped" },
 	{ OPT_KEY, 0, "key-file", "FILE", "the agents' shared key (default $ROCECHECK_KEY_FILE)" },
 	{ OPT_OUTPUT, 0, "output", "FILE", "also write the JSON result to FILE" },
+	{ OPT_HEATMAP, 0, "heatmap", "FILE", "draw the bandwidth (else latency) matrix to FILE.svg or FILE.png" },
+	{ OPT_FROM, 0, "from", "FILE", "no sweep: load a result saved with --output" },
 	{ OPT_LAUNCHER, 0, "launcher", "L",
 	  "start the agents (--once) through none (default: running agents), ssh, srun, pdsh, mpirun or 'TEMPLATE {host}'" },
 	{ 0 }
@@ -99,34 +103,57 @@ static char *read_file(const char *path, size_t *len)
 	return NULL;
 }
 
-/* Write the JSON result to @path through a temporary file and rename. */
-static int save(struct cli *cli, const struct rck_mesh *m, const char *path)
+struct save_arg {
+	const struct rck_mesh *m;
+	enum rck_format json;          /* --output */
+	enum rck_mesh_test test;       /* --heatmap */
+	enum rck_heatmap_format fmt;
+};
+
+static int write_json(FILE *f, const void *arg)
 {
-	char tmp[4096];
-	FILE *f;
+	const struct save_arg *s = arg;
+
+	return rck_mesh_write(s->m, f, s->json);
+}
+
+static int write_heatmap(FILE *f, const void *arg)
+{
+	const struct save_arg *s = arg;
+
+	return rck_heatmap_write(s->m, s->test, NULL, s->fmt, f);
+}
+
+/* The JSON result to --output and the picture to --heatmap, each written
+ * whole or not at all. */
+static int save(struct cli *cli, const struct rck_mesh *m, const char *output, const char *heatmap)
+{
+	struct save_arg sa = {.m = m, .test = RCK_MESH_TEST_LAT,
+			      .json = cli->fmt == RCK_FORMAT_JSON_PRETTY ? RCK_FORMAT_JSON_PRETTY
+									 : RCK_FORMAT_JSON};
 	int rc;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	f = fopen(tmp, "w");
-	if (!f)
-		return cli_fail(cli, -errno, "cannot write %s", path);
-	rc = rck_mesh_write(m, f, cli->fmt == RCK_FORMAT_JSON_PRETTY ? RCK_FORMAT_JSON_PRETTY
-								      : RCK_FORMAT_JSON);
-	if (fclose(f) && !rc)
-		rc = -errno;
-	if (!rc && rename(tmp, path))
-		rc = -errno;
-	if (rc) {
-		unlink(tmp);
-		return cli_fail(cli, rc, "cannot write %s", path);
+	if (output && (rc = rck_write_atomic(output, write_json, &sa)))
+		return cli_fail(cli, rc, "cannot write %s", output);
+	if (!heatmap)
+		return 0;
+	if (!rck_mesh_nic_count(m)) {
+		cli_msg(cli, "no NIC in the result: --heatmap '%s' not written", heatmap);
+		return EXIT_FAIL;
 	}
+	rck_heatmap_format_from_path(heatmap, &sa.fmt);
+	/* Bandwidth when the sweep measured it, else latency. */
+	for (unsigned int i = 0; i < rck_mesh_cell_count(m) && sa.test != RCK_MESH_TEST_BW; i++)
+		rck_mesh_cell(m, i, &sa.test, NULL, NULL);
+	if ((rc = rck_write_atomic(heatmap, write_heatmap, &sa)))
+		return cli_fail(cli, rc, "cannot write %s", heatmap);
 	return 0;
 }
 
 struct mesh_args {
 	struct rck_hostlist *hl;
 	struct rck_mesh_config *c;
-	const char *key_file, *output, *pairs, *pattern, *launcher;
+	const char *key_file, *output, *pairs, *pattern, *launcher, *heatmap, *from;
 	struct rck_launch *launch; /* agents started by --launcher, stopped at the end */
 	enum rck_probe_transport transport;
 	unsigned long size, iters;
@@ -194,6 +221,18 @@ static int mesh_opt(struct cli *cli, void *data, int c, const char *arg)
 	case OPT_OUTPUT:
 		a->output = arg;
 		return 0;
+	case OPT_HEATMAP: {
+		enum rck_heatmap_format fmt;
+
+		if (rck_heatmap_format_from_path(arg, &fmt))
+			return cli_bad_args(cli, "invalid --heatmap '%s': a file name ending in .svg or .png",
+					    arg);
+		a->heatmap = arg;
+		return 0;
+	}
+	case OPT_FROM:
+		a->from = arg;
+		return 0;
 	case OPT_LAUNCHER:
 		a->launcher = arg;
 		return 0;
@@ -246,11 +285,12 @@ static int finish_config(struct cli *cli, struct mesh_args *a)
 	return 0;
 }
 
+static int finish(struct cli *cli, const struct mesh_args *a, struct rck_mesh *m);
+
 static int run(struct cli *cli, struct mesh_args *a)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct rck_mesh *m = NULL;
-	unsigned int down = 0;
 	int rc;
 
 	if (isatty(STDERR_FILENO))
@@ -264,13 +304,35 @@ static int run(struct cli *cli, struct mesh_args *a)
 	if (rc)
 		return cli_fail(cli, rc, "sweep");
 	mesh_launch_mark(a->launch, m);
+	return finish(cli, a, m);
+}
+
+/* Save, draw and print a result (swept or loaded); frees @m. */
+static int finish(struct cli *cli, const struct mesh_args *a, struct rck_mesh *m)
+{
+	unsigned int down = 0;
+	int rc;
+
 	for (unsigned int h = 0; h < rck_mesh_host_count(m); h++)
 		down += rck_mesh_host_unreachable(m, h) != NULL;
-	rc = a->output ? save(cli, m, a->output) : 0;
+	rc = save(cli, m, a->output, a->heatmap);
 	if (!rc && (rc = rck_mesh_write(m, stdout, cli->fmt)))
 		rc = cli_fail(cli, rc, "cannot write the result");
 	rck_mesh_free(m);
 	return rc ? rc : down ? EXIT_UNREACHABLE : 0;
+}
+
+/* --from: a result saved before, drawn or printed again; no sweep. */
+static int load(struct cli *cli, const struct mesh_args *a)
+{
+	struct rck_mesh *m = NULL;
+	int rc = rck_mesh_load(cli->ctx, a->from, &m);
+
+	if (rc == -EINVAL)
+		return EXIT_USAGE; /* the library named the problem */
+	if (rc)
+		return cli_fail(cli, rc, "cannot read --from '%s'", a->from);
+	return finish(cli, a, m);
 }
 
 int cmd_mesh(struct cli *cli, int argc, char **argv)
@@ -288,6 +350,14 @@ int cmd_mesh(struct cli *cli, int argc, char **argv)
 	rc = 0;
 	if (cli->nargs)
 		rc = cli_usage_err(cli, "unexpected argument '%s'", cli->args[0]);
+	if (!rc && a.from) {
+		if (rck_hostlist_count(a.hl) || a.launcher || a.pairs || a.pattern)
+			rc = cli_usage_err(cli, "--from loads a result: no --hosts, --hostfile, "
+						"--launcher, --pattern or --pairs with it");
+		else
+			rc = load(cli, &a);
+		goto out;
+	}
 	if (!rc && rck_hostlist_count(a.hl) < 2)
 		rc = cli_usage_err(cli, "give at least 2 hosts (--hosts or --hostfile)");
 	/* The tool, never the library, reads the environment. */

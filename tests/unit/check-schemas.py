@@ -25,8 +25,8 @@ def run(args, ok=(0,)):
     return p.stdout
 
 
-def sysfs(tree, *args):
-    return run(["--sysfs-root", os.path.join(FIX, tree)] + list(args))
+def sysfs(tree, *args, ok=(0,)):
+    return run(["--sysfs-root", os.path.join(FIX, tree)] + list(args), ok=ok)
 
 
 def devices():
@@ -145,6 +145,18 @@ def preflight():
     yield from outs
 
 
+def sweep():
+    """`sweep -j` on every fixture, alone, with a state over two runs (counters
+    compared, a pending finding) and with the quick loopback probe."""
+    for tree in sorted(os.listdir(FIX)):
+        yield f"sweep -j on {tree}", sysfs(tree, "sweep", "-j", ok=(0, 1))
+    with tempfile.TemporaryDirectory() as d:
+        st = os.path.join(d, "state.json")
+        for i in range(2):
+            yield f"sweep --state run {i}", sysfs("mlx5", "sweep", "--format", "json", "--state", st, ok=(0, 1))
+    yield "sweep --probe quick", sysfs("bnxt", "sweep", "-j", "--probe", "quick", ok=(0, 1))
+
+
 def rocedcb():
     """rocedcb on lo (no dcbnl, no root needed), on recorded trees, and a
     recorded state file of a port with every DCB feature."""
@@ -175,6 +187,7 @@ OUTPUTS = {
     "mesh.schema.json": mesh,
     "analysis.schema.json": analysis,
     "preflight.schema.json": preflight,
+    "sweep.schema.json": sweep,
 
 
     "rocedcb.schema.json": rocedcb,

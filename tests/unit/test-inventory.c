@@ -144,6 +144,7 @@ static void test_mlx5(void **state)
 	expect_int(pci, "link_width", 8);
 	expect_real(pci, "max_link_speed_gts", 16.0);
 	expect_int(pci, "max_link_width", 16);
+	assert_true(json_is_true(json_object_get(pci, "degraded"))); /* x8 of x16 */
 	p = json_array_get(json_object_get(d, "ports"), 0);
 	expect_int(p, "port", 1);
 	expect_str(p, "state", "ACTIVE");
@@ -235,6 +236,7 @@ static void test_broken(void **state)
 	expect_null(pci, "link_width");
 	expect_null(pci, "max_link_speed_gts");
 	expect_null(pci, "max_link_width");
+	assert_true(json_is_false(json_object_get(pci, "degraded"))); /* unknown: not degraded */
 	p1 = json_array_get(json_object_get(d, "ports"), 0);
 	expect_str(p1, "state", "DOWN");
 	expect_str(p1, "phys_state", "Disabled");

@@ -342,6 +342,33 @@ static void test_rdma_without_device(void **state)
 	rck_ctx_free(ctx);
 }
 
+/* Server and client in this process: a TCP probe on loopback measures, a
+ * bad option is refused before anything listens, a bad address fails. */
+static void test_loopback(void **state)
+{
+	struct rck_ctx *ctx = new_ctx(2000);
+	struct rck_probe_result *res = NULL;
+	struct rck_probe_opts o;
+
+	(void)state;
+	rck_probe_opts_init(&o);
+	o.transport = RCK_PROBE_TRANSPORT_TCP;
+	o.iters = 16;
+	assert_int_equal(rck_probe_loopback(ctx, "127.0.0.1", &o, &res), 0);
+	assert_int_equal(rck_probe_result_status(res), RCK_PROBE_OK);
+	assert_true(rck_probe_result_gbps(res) > 0);
+	rck_probe_result_free(res);
+	res = NULL;
+	o.qps = 100000;
+	assert_int_equal(rck_probe_loopback(ctx, "127.0.0.1", &o, &res), -EINVAL);
+	assert_null(res);
+	o.qps = 1;
+	assert_true(rck_probe_loopback(ctx, "192.0.2.1", &o, &res) < 0);
+	assert_int_equal(rck_probe_loopback(ctx, NULL, &o, &res), -EINVAL);
+	assert_null(res);
+	rck_ctx_free(ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -350,6 +377,7 @@ int main(void)
 		cmocka_unit_test(test_server_refusals),
 		cmocka_unit_test(test_option_refusals),
 		cmocka_unit_test(test_rdma_without_device),
+		cmocka_unit_test(test_loopback),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

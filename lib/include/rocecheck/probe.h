@@ -146,6 +146,20 @@ struct rck_probe_result;
 int rck_probe_run(struct rck_ctx *ctx, const char *host, const struct rck_probe_opts *opts,
 		  struct rck_probe_result **out);
 
+/**
+ * Probe through this host's own stack (0.2): a server listening on @addr
+ * (a free port; opts->device, ib_port and gid_index as for a server) in a
+ * thread of the library, and rck_probe_run() to it with @opts (read up to
+ * opts->size; port and bind_addr ignored). Every step has the context's
+ * timeout; the server waits at most twice that plus 1 s for the client.
+ * Returns as rck_probe_run() (0 with *out whether the probe measured or
+ * failed, -EINVAL, -ENOMEM), or the -errno of rck_probe_server_new() or of
+ * starting the thread; *out is then untouched. Safe to call from several
+ * threads with different contexts.
+ */
+int rck_probe_loopback(struct rck_ctx *ctx, const char *addr, const struct rck_probe_opts *opts,
+		       struct rck_probe_result **out);
+
 /** Opaque probe server. */
 struct rck_probe_server;
 

@@ -14,5 +14,7 @@
 #include <rocecheck/agent.h>
 #include <rocecheck/analysis.h>
 #include <rocecheck/preflight.h>
+#include <rocecheck/heatmap.h>
+#include <rocecheck/sweep.h>
 
 #endif

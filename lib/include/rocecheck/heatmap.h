@@ -1,0 +1,67 @@
+/* librocecheck heatmap: the matrix of one sweep test (bandwidth or latency
+ * between every pair of NICs) as an SVG or PNG picture, degraded parts marked. */
+#ifndef ROCECHECK_HEATMAP_H
+#define ROCECHECK_HEATMAP_H
+
+#include <stdio.h>
+
+#include <rocecheck/analysis.h>
+#include <rocecheck/mesh.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * Thread safety: both calls only read their arguments; any number of
+ * threads may render the same result and report at once, as long as no
+ * thread changes them (see rocecheck/mesh.h).
+ */
+
+enum rck_heatmap_format {
+	RCK_HEATMAP_SVG = 0, /**< SVG 1.1, UTF-8 */
+	RCK_HEATMAP_PNG = 1, /**< PNG (cairo), RGB */
+};
+
+/**
+ * The format a file name asks for: ".svg" or ".png" at its end (any case).
+ * Returns 0 with *@fmt set, or -EINVAL (NULL argument, any other ending).
+ */
+int rck_heatmap_format_from_path(const char *path, enum rck_heatmap_format *fmt);
+
+/**
+ * Draw the matrix of test @test of the sweep result @m and write the
+ * picture to @out (the caller opens and closes it; write a file atomically
+ * by rendering to a temporary file and renaming it).
+ *
+ * Rows are the sending NICs, columns the receiving ones, host by host in
+ * the order of @m; a cell shows the probe's last measurement that
+ * succeeded (the retest alone when there is one), coloured by its ratio to
+ * the fabric median (the report's when @r is given, else the median of
+ * the cells shown) on a scale drawn in a legend with that median. Failed,
+ * unreachable, skipped and unprobed cells have colours of their own.
+ * With a report @r (may be NULL; from rck_analysis_run() on the same
+ * result) its findings are marked: link_slow (bw) and link_latency (lat)
+ * outline their cell (dashed for an unconfirmed warning), nic_degraded
+ * and host_degraded mark the NIC's row and column and its labels, host
+ * names in red; the title counts hosts, NICs, probe outcomes and findings.
+ *
+ * Above 128 NICs the matrix is aggregated into at most 128 x 128 blocks:
+ * a block shows the minimum of its cells (so one slow row is never
+ * averaged away), or failed / unreachable when any of its cells is, and
+ * degraded NICs are marked and named on the axes; a 1024-host picture
+ * stays well under 5 MB in both formats. Host names are escaped and
+ * shortened for display. The output is a pure function of the arguments
+ * (same input, same bytes; PNG text also depends on the installed fonts).
+ *
+ * Returns 0, -EINVAL (NULL @m or @out, bad @test or @fmt, a result
+ * without NICs), -ENOMEM, or -EIO when writing @out failed.
+ */
+int rck_heatmap_write(const struct rck_mesh *m, enum rck_mesh_test test,
+		      const struct rck_report *r, enum rck_heatmap_format fmt, FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

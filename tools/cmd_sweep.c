@@ -1,0 +1,238 @@
+/* `rocecheck sweep`: this host's health for cron, timers, Slurm and
+ * node-problem-detector, with hysteresis through a state file. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "sweep_probe.h"
+
+/* Exit codes of this command (rocecheck-sweep(8)): the NPD contract. */
+enum { SWEEP_HEALTHY = 0, SWEEP_DEGRADED = 1, SWEEP_UNKNOWN = 2 };
+
+enum sweep_fmt { FMT_TEXT, FMT_JSON, FMT_NPD };
+
+struct sweep_args {
+	bool probe;
+	const char *state, *prom, *config;
+	unsigned long k, n;
+	bool have_fmt;
+	enum sweep_fmt fmt;
+};
+
+enum { OPT_PROBE = 256, OPT_STATE, OPT_HOLD, OPT_PROM, OPT_FORMAT, OPT_CONFIG };
+
+const struct cli_opt sweep_opts[] = {
+	{ OPT_PROBE, 0, "probe", "none|quick", "quick: a short loopback probe of each local port" },
+	{ OPT_STATE, 0, "state", "FILE", "previous run's state: counters, hysteresis (updated)" },
+	{ OPT_HOLD, 0, "hold", "K/N", "a finding counts once held in K of N runs (default 2/3)" },
+	{ OPT_PROM, 0, "prom", "FILE", "write a Prometheus textfile (atomically)" },
+	{ OPT_FORMAT, 0, "format", "text|json|npd", "output: text, JSON, or one NPD line" },
+	{ OPT_CONFIG, 0, "config", "FILE", "thresholds file (rocecheck-thresholds(5))" },
+	{ 0 }
+};
+
+static int sweep_opt(struct cli *cli, void *data, int id, const char *arg)
+{
+	struct sweep_args *a = data;
+	char *end;
+
+	switch (id) {
+	case OPT_PROBE:
+		if (strcmp(arg, "none") && strcmp(arg, "quick"))
+			return cli_bad_args(cli, "invalid --probe '%s': none or quick", arg);
+		a->probe = !strcmp(arg, "quick");
+		return 0;
+	case OPT_STATE:
+		a->state = arg;
+		return 0;
+	case OPT_PROM:
+		a->prom = arg;
+		return 0;
+	case OPT_CONFIG:
+		a->config = arg;
+		return 0;
+	case OPT_HOLD:
+		errno = 0;
+		a->k = strtoul(arg, &end, 10);
+		if (end == arg || *end != '/' || arg[0] == '-' ||
+		    cli_parse_uint(end + 1, 1, RCK_SWEEP_HOLD_MAX, &a->n) || !a->k || a->k > a->n)
+			return cli_bad_args(cli, "invalid --hold '%s': K/N with 1 <= K <= N <= %u", arg,
+					    RCK_SWEEP_HOLD_MAX);
+		return 0;
+	case OPT_FORMAT:
+		if (!strcmp(arg, "text"))
+			a->fmt = FMT_TEXT;
+		else if (!strcmp(arg, "json"))
+			a->fmt = FMT_JSON;
+		else if (!strcmp(arg, "npd"))
+			a->fmt = FMT_NPD;
+		else
+			return cli_bad_args(cli, "invalid --format '%s': text, json or npd", arg);
+		a->have_fmt = true;
+		return 0;
+	default:
+		return EXIT_USAGE;
+	}
+}
+
+/* The kernel's boot id, or, with a recorded tree, the one recorded beside
+ * it (rocecheck/boot_id); NULL when there is none. */
+static char *read_boot_id(const struct cli *cli)
+{
+	const char *root = rck_ctx_get_sysfs_root(cli->ctx);
+	char path[4096], buf[RCK_SWEEP_BOOT_ID_MAX + 2];
+	size_t len;
+	FILE *f;
+
+	if (root)
+		snprintf(path, sizeof(path), "%s/rocecheck/boot_id", root);
+	else
+		snprintf(path, sizeof(path), "/proc/sys/kernel/random/boot_id");
+	f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	len = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[len] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return *buf && strlen(buf) <= RCK_SWEEP_BOOT_ID_MAX ? strdup(buf) : NULL;
+}
+
+/* Could not run: one line on stderr, and the NPD line on stdout. */
+static int unknown(const struct cli *cli, const struct sweep_args *a, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int unknown(const struct cli *cli, const struct sweep_args *a, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	cli_msg(cli, "%s", msg);
+	if (a->fmt == FMT_NPD)
+		printf("rocecheck: unknown: %.60s\n", msg);
+	return SWEEP_UNKNOWN;
+}
+
+static int load_state(struct cli *cli, const struct sweep_args *a, struct rck_sweep_state **st)
+{
+	int rc;
+
+	if (!a->state)
+		return 0;
+	rc = rck_sweep_state_load(cli->ctx, a->state, st);
+	if (rc == -ENOENT)
+		rc = rck_sweep_state_new(st);
+	/* The library logged why a state file was refused. */
+	return rc ? unknown(cli, a, "cannot use state file %s: %s", a->state, strerror(-rc)) : 0;
+}
+
+static int output(struct cli *cli, const struct sweep_args *a, const struct rck_sweep *s)
+{
+	char line[RCK_SWEEP_NPD_MAX + 1];
+	int rc;
+
+	if (a->fmt == FMT_NPD) {
+		rck_sweep_npd_line(s, line, sizeof(line));
+		printf("%s\n", line);
+		return fflush(stdout) ? -EIO : 0;
+	}
+	rc = rck_sweep_write(s, stdout, a->fmt == FMT_JSON ?
+			     (cli->fmt == RCK_FORMAT_TEXT ? RCK_FORMAT_JSON : cli->fmt) : RCK_FORMAT_TEXT);
+	return rc ? rc : fflush(stdout) ? -EIO : 0;
+}
+
+struct sweep_run {
+	struct rck_thresholds *th;
+	struct rck_inventory *inv;
+	struct rck_snapshot *snap;
+	struct rck_sweep_state *st;
+	struct rck_sweep *s;
+	struct sweep_probe *probes;
+	unsigned int n_probes;
+	char *boot_id;
+};
+
+static int sweep(struct cli *cli, const struct sweep_args *a, struct sweep_run *r)
+{
+	struct rck_sweep_probe *pv = NULL;
+	struct rck_sweep_input in = { .size = sizeof(in) };
+	char err[512] = "", host[256] = "localhost";
+	int rc;
+
+	if ((rc = rck_thresholds_new(&r->th)))
+		return unknown(cli, a, "%s", strerror(-rc));
+	if (a->config && rck_thresholds_load(r->th, a->config, err, sizeof(err)))
+		return unknown(cli, a, "%s", *err ? err : a->config);
+	if ((rc = rck_inventory_new(cli->ctx, &r->inv)))
+		return unknown(cli, a, "cannot read the RDMA inventory: %s", strerror(-rc));
+	if ((rc = rck_snapshot_new(cli->ctx, r->inv, NULL, 0, &r->snap)))
+		return unknown(cli, a, "cannot read the counters: %s", strerror(-rc));
+	if ((rc = load_state(cli, a, &r->st)))
+		return rc;
+	if (!gethostname(host, sizeof(host)))
+		host[sizeof(host) - 1] = '\0';
+	rck_snapshot_set_host(r->snap, host);
+	r->boot_id = read_boot_id(cli);
+	if (a->probe) {
+		rc = sweep_probe_quick(cli->ctx, r->inv, rck_ctx_get_sysfs_root(cli->ctx) != NULL,
+				       &r->probes, &r->n_probes);
+		if (rc || !(pv = calloc(r->n_probes, sizeof(*pv))))
+			return unknown(cli, a, "%s", strerror(ENOMEM));
+		for (unsigned int i = 0; i < r->n_probes; i++)
+			pv[i] = r->probes[i].p;
+	}
+	in.host = host;
+	in.inv = r->inv;
+	in.snap = r->snap;
+	in.boot_id = r->boot_id;
+	in.th = r->th;
+	in.hold_k = (unsigned int)a->k;
+	in.hold_n = (unsigned int)a->n;
+	in.probes = pv;
+	in.n_probes = r->n_probes;
+	rc = rck_sweep_run(&in, r->st, &r->s);
+	free(pv);
+	if (rc)
+		return unknown(cli, a, "sweep failed: %s", strerror(-rc));
+	if (a->state && (rc = rck_sweep_state_save(r->st, a->state)))
+		return unknown(cli, a, "cannot save state file %s: %s", a->state, strerror(-rc));
+	if (a->prom && (rc = rck_sweep_save_prom(r->s, a->prom)))
+		return unknown(cli, a, "cannot write %s: %s", a->prom, strerror(-rc));
+	if ((rc = output(cli, a, r->s)))
+		return cli_fail(cli, rc, "writing the report"), SWEEP_UNKNOWN;
+	return rck_sweep_verdict(r->s) == RCK_VERDICT_HEALTHY ? SWEEP_HEALTHY : SWEEP_DEGRADED;
+}
+
+int cmd_sweep(struct cli *cli, int argc, char **argv)
+{
+	struct sweep_args a = { 0 };
+	struct sweep_run r = { 0 };
+	int rc = cli_parse(cli, argc, argv, sweep_opt, &a);
+
+	if (rc != CLI_CONTINUE)
+		return rc;
+	if (cli->nargs)
+		return cli_usage_err(cli, "unexpected argument '%s'", cli->args[0]);
+	if (cli->fmt != RCK_FORMAT_TEXT) {
+		if (a.have_fmt && a.fmt != FMT_JSON)
+			return cli_bad_args(cli, "-j goes with --format json only");
+		a.fmt = FMT_JSON;
+	}
+	if ((a.state && !*a.state) || (a.prom && !*a.prom) || (a.config && !*a.config))
+		return cli_bad_args(cli, "--state, --prom and --config need a file name");
+	rc = sweep(cli, &a, &r);
+	rck_sweep_free(r.s);
+	rck_sweep_state_free(r.st);
+	free(r.probes);
+	free(r.boot_id);
+	rck_snapshot_free(r.snap);
+	rck_inventory_free(r.inv);
+	rck_thresholds_free(r.th);
+	return rc;
+}
