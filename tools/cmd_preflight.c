@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "internal.h" /* rck_write_atomic(), lib/atomic_file.c built in */
 #include "mesh_launch.h"
 
 /* Exit codes of this command: the verdict, or 2 when it could not run. */
@@ -29,7 +30,7 @@ static void on_signal(int sig)
 
 enum { OPT_HOSTS = 256, OPT_HOSTFILE, OPT_LAUNCHER, OPT_KEY, OPT_TEST, OPT_RAILS, OPT_TRANSPORT,
        OPT_EXPECT, OPT_CONFIG, OPT_QUICK, OPT_DEADLINE, OPT_REPORT, OPT_DRAIN, OPT_FROM_MESH,
-       OPT_SIZE, OPT_ITERS, OPT_DURATION, OPT_RETESTS, OPT_SPARES };
+       OPT_SIZE, OPT_ITERS, OPT_DURATION, OPT_RETESTS, OPT_SPARES, OPT_HEATMAP };
 
 const struct cli_opt preflight_opts[] = {
 	{ OPT_HOSTS, 0, "hosts", "LIST", "hosts or a nodelist (node[01-16]); NAME:PORT: an agent on another port" },
@@ -46,6 +47,7 @@ const struct cli_opt preflight_opts[] = {
 	{ OPT_QUICK, 0, "quick", NULL, "n/2 pairs across two halves instead of every pair" },
 	{ OPT_DEADLINE, 0, "deadline", "S", "give up probing after S seconds (what did not run fails)" },
 	{ OPT_REPORT, 0, "report", "FILE", "also write the JSON report to FILE (atomically)" },
+	{ OPT_HEATMAP, 0, "heatmap", "FILE", "draw the bandwidth (else latency) matrix, degraded parts marked, to FILE.svg or FILE.png" },
 	{ OPT_DRAIN, 0, "drain-cmd", "TEMPLATE",
 	  "run once per bad host, no shell, {host} and {reason} substituted" },
 	{ OPT_SIZE, 0, "size", "BYTES", "probe message size (default per test)" },
@@ -59,7 +61,7 @@ const struct cli_opt preflight_opts[] = {
 
 struct pf_args {
 	struct rck_preflight_config *c;
-	const char *key_file, *report, *drain, *from_mesh, *launcher, *config;
+	const char *key_file, *report, *drain, *from_mesh, *launcher, *config, *heatmap;
 	unsigned int hosts;
 	enum rck_probe_transport transport;
 	unsigned long size, iters;
@@ -141,6 +143,14 @@ static int pf_opt(struct cli *cli, void *data, int c, const char *arg)
 	case OPT_DRAIN:
 		a->drain = arg;
 		return 0;
+	case OPT_HEATMAP: {
+		enum rck_heatmap_format fmt;
+
+		if (rck_heatmap_format_from_path(arg, &fmt))
+			return cli_bad_args(cli, "invalid --heatmap '%s': a file name ending in .svg or .png", arg);
+		a->heatmap = arg;
+		return 0;
+	}
 	case OPT_SIZE:
 		if (cli_parse_uint(arg, 1, 1u << 30, &a->size))
 			return cli_bad_args(cli, "invalid --size '%s': bytes, 1 to 2^30", arg);
@@ -278,6 +288,40 @@ static void drain_hosts(struct cli *cli, const struct pf_args *a, const struct r
 	}
 }
 
+struct heat {
+	const struct rck_preflight *p;
+	enum rck_mesh_test test;
+	enum rck_heatmap_format fmt;
+};
+
+static int write_heat(FILE *f, const void *arg)
+{
+	const struct heat *h = arg;
+
+	return rck_heatmap_write(rck_preflight_mesh(h->p), h->test, rck_preflight_report(h->p), h->fmt, f);
+}
+
+/* The matrix with the report's degraded links, NICs and hosts marked,
+ * written whole or not at all: bandwidth when measured, else latency. */
+static int save_heatmap(struct cli *cli, const struct rck_preflight *p, const char *path)
+{
+	const struct rck_mesh *m = rck_preflight_mesh(p);
+	struct heat h = {.p = p, .test = RCK_MESH_TEST_LAT};
+	int rc;
+
+	if (!rck_mesh_nic_count(m)) {
+		cli_msg(cli, "no NIC in the result: --heatmap '%s' not written", path);
+		return -ENOENT;
+	}
+	rck_heatmap_format_from_path(path, &h.fmt);
+	for (unsigned int i = 0; i < rck_mesh_cell_count(m) && h.test != RCK_MESH_TEST_BW; i++)
+		rck_mesh_cell(m, i, &h.test, NULL, NULL);
+	rc = rck_write_atomic(path, write_heat, &h);
+	if (rc)
+		cli_msg(cli, "cannot write --heatmap '%s': %s", path, strerror(-rc));
+	return rc;
+}
+
 static int judge_recorded(struct cli *cli, struct pf_args *a, struct rck_preflight **out)
 {
 	struct rck_mesh *m = NULL;
@@ -326,6 +370,10 @@ static int run(struct cli *cli, struct pf_args *a)
 	v = rck_preflight_verdict(p);
 	if (a->report && (rc = rck_preflight_save(p, a->report))) {
 		cli_msg(cli, "cannot write --report '%s': %s", a->report, strerror(-rc));
+		rck_preflight_free(p);
+		return PF_ERROR;
+	}
+	if (a->heatmap && save_heatmap(cli, p, a->heatmap)) {
 		rck_preflight_free(p);
 		return PF_ERROR;
 	}

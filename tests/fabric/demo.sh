@@ -25,6 +25,13 @@ report=$(sed -n 's/^  JSON report: \([^,]*\).*/\1/p' <<<"$out")
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["verdict"] == "degraded"' "$src/$report" ||
 	fail "no JSON report at $src/$report"
 rm -f "$src/$report"
+# With the heatmap in the preflight, the demo draws it beside the report.
+heat=$(sed -n 's/^  JSON report: .*, heatmap: \(.*\)$/\1/p' <<<"$out")
+if [ -n "$heat" ]; then
+	grep -q '<svg' "$src/$heat" || fail "no heatmap at $src/$heat"
+	rm -f "$src/$heat"
+	ok "the demo's heatmap: $heat"
+fi
 ok "the demo's preflight: n3 degraded, exit 1, JSON report written"
 # The demo tears its lab down.
 "$ROCELAB" status --name "$lab" >/dev/null 2>&1 && fail "lab $lab left behind"

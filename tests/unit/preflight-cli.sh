@@ -48,6 +48,7 @@ cannot use --from-mesh|--from-mesh $tmp/none.json
 no --hosts with it|--from-mesh $tmp/trunc.json --hosts a,b
 unexpected argument 'extra'|--hosts a,b extra
 invalid --spares 'x[2-1]'|--hosts a,b --spares 'x[2-1]'
+invalid --heatmap 'h.gif'|--hosts a,b --heatmap h.gif
 EOT
 
 # Recorded sweeps: the verdict is the exit code, the summary comes first.
@@ -120,6 +121,12 @@ $WRAP "$rck" preflight --from-mesh "$tmp/link.json" --report "$tmp/no/such/dir/r
 rc=$?
 [ $rc -eq 2 ] && grep -q "cannot write --report" "$tmp/err"
 check "--report to a missing directory: exit 2 ($rc: $(cat "$tmp/err"))" $?
+
+# --heatmap: the matrix with the slow link marked, an SVG written whole.
+$WRAP "$rck" preflight --from-mesh "$tmp/link.json" --heatmap "$tmp/h.svg" >/dev/null
+rc=$?
+[ $rc -eq 1 ] && grep -q '<svg' "$tmp/h.svg" && [ -z "$(ls "$tmp" | grep 'h.svg.tmp')" ]
+check "--heatmap SVG written ($rc)" $?
 
 # --drain-cmd: once per bad host, argv without a shell, {host} {reason}.
 printf '#!/bin/sh\nfor a in "$@"; do printf "[%%s]" "$a"; done >>"%s"\necho >>"%s"\n' "$tmp/drained" "$tmp/drained" >"$tmp/drain"
