@@ -38,6 +38,7 @@ enum th_key {
 	TH_ECN_MIN,
 	TH_CNP_MIN,
 	TH_PFC_OTHER_MIN,
+	TH_DUPLICATE_MIN,
 	TH_COUNT
 };
 
@@ -67,6 +68,9 @@ struct an_nic {
 	char *label;                     /* "device/port" */
 	double line_rate;
 	uint64_t counters;
+	char *state, *fw_ver;             /* described by its host; state NULL: not */
+	unsigned int active_mtu, netdev_mtu;
+	int gid_index;
 };
 
 /* A sample as kept: compact, retests and counters in side arrays. */

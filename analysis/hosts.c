@@ -68,38 +68,43 @@ static bool gid_v2_ipv4(const struct rck_port *p, bool *any_v2)
 	return false;
 }
 
-static void check_port(const struct rck_analysis *a, struct rck_report *r, const char *host,
-		       const struct rck_port *p)
+/* A port as judged: from an inventory, or as an agent described it. */
+struct port_view {
+	const char *dev, *state, *phys; /* phys NULL: not known (an agent's view) */
+	unsigned int num, nmtu, amtu;   /* MTUs 0: unknown */
+	bool has_rate, phys_known;
+	double rate;
+	int gid;                        /* 1 a RoCE v2 IPv4 GID; 0 v2 without IPv4; -1 none */
+};
+
+static void judge_port(const struct rck_analysis *a, struct rck_report *r, const char *host,
+		       const struct port_view *v)
 {
-	const char *dev = rck_device_name(rck_port_device(p));
-	const char *state = rck_port_state(p), *phys = rck_port_phys_state(p);
-	unsigned int num = rck_port_num(p), nmtu = 0, amtu = 0, want;
-	double rate = 0, expect = an_th(a, TH_EXPECT_RATE_GBPS);
+	const char *dev = v->dev, *state = v->state, *phys = v->phys;
+	unsigned int num = v->num, nmtu = v->nmtu, amtu = v->amtu, want;
+	double rate = v->rate, expect = an_th(a, TH_EXPECT_RATE_GBPS);
 	struct rck_finding *f;
-	bool any_v2;
 	char buf[64];
 
-	if (!state || strcmp(state, "ACTIVE") || !phys || strcmp(phys, "LinkUp")) {
+	if (!state || strcmp(state, "ACTIVE") || (v->phys_known && (!phys || strcmp(phys, "LinkUp")))) {
 		add_port(r, host, dev, num, RCK_FINDING_PORT_DOWN, RCK_SEVERITY_CRITICAL,
 			 "port state %s, physical state %s (expected ACTIVE, LinkUp)",
 			 state ? state : "unknown", phys ? phys : "unknown");
 		return;
 	}
-	if (expect > 0 && rck_port_rate_gbps(p, &rate) && rate < expect) {
+	if (expect > 0 && v->has_rate && rate < expect) {
 		snprintf(buf, sizeof(buf), "%g Gb/s, expected %g", rate, expect);
 		f = add_port(r, host, dev, num, RCK_FINDING_PORT_RATE, RCK_SEVERITY_DEGRADED,
 			     "port rate %s", buf, NULL);
 		an_value(f, "rate_gbps", rate);
 		an_value(f, "expected_gbps", expect);
 	}
-	if (!gid_v2_ipv4(p, &any_v2))
+	if (v->gid < 1)
 		add_port(r, host, dev, num, RCK_FINDING_NO_ROCE_V2_GID,
-			 any_v2 ? RCK_SEVERITY_DEGRADED : RCK_SEVERITY_CRITICAL, "%s%s",
-			 any_v2 ? "RoCE v2 GIDs, but none with an IPv4 address (no address on "
-				  "the netdev?)" : "no RoCE v2 GID: RoCE v2 traffic cannot use this port",
+			 v->gid == 0 ? RCK_SEVERITY_DEGRADED : RCK_SEVERITY_CRITICAL, "%s%s",
+			 v->gid == 0 ? "RoCE v2 GIDs, but none with an IPv4 address (no address on "
+				       "the netdev?)" : "no RoCE v2 GID: RoCE v2 traffic cannot use this port",
 			 "");
-	rck_port_netdev_mtu(p, &nmtu);
-	rck_port_active_mtu(p, &amtu);
 	want = (unsigned int)an_th(a, TH_EXPECT_MTU);
 	if (want && nmtu && nmtu != want) {
 		snprintf(buf, sizeof(buf), "%u, expected %u", nmtu, want);
@@ -121,6 +126,31 @@ static void check_port(const struct rck_analysis *a, struct rck_report *r, const
 		if (nmtu)
 			an_value(f, "netdev_mtu", nmtu);
 	}
+}
+
+static void check_port(const struct rck_analysis *a, struct rck_report *r, const char *host,
+		       const struct rck_port *p)
+{
+	struct port_view v = {.dev = rck_device_name(rck_port_device(p)), .state = rck_port_state(p),
+			      .phys = rck_port_phys_state(p), .num = rck_port_num(p), .phys_known = true};
+	bool any_v2;
+
+	v.has_rate = rck_port_rate_gbps(p, &v.rate);
+	v.gid = gid_v2_ipv4(p, &any_v2) ? 1 : any_v2 ? 0 : -1;
+	rck_port_netdev_mtu(p, &v.nmtu);
+	rck_port_active_mtu(p, &v.amtu);
+	judge_port(a, r, host, &v);
+}
+
+/* A probed NIC as its agent described it (a host without an inventory). */
+static void check_described(const struct rck_analysis *a, struct rck_report *r, const char *host,
+			    const struct an_nic *n)
+{
+	struct port_view v = {.dev = n->device, .state = n->state, .num = n->port, .nmtu = n->netdev_mtu,
+			      .amtu = n->active_mtu, .has_rate = n->line_rate > 0, .rate = n->line_rate,
+			      .gid = n->gid_index >= 0 ? 1 : -1};
+
+	judge_port(a, r, host, &v);
 }
 
 static void check_pci(struct rck_report *r, const char *host, const struct rck_device *d)
@@ -282,6 +312,10 @@ static void check_host(const struct rck_analysis *a, struct rck_report *r, unsig
 				check_pci(r, host->name, d);
 		}
 	}
+	/* No inventory: the NICs as the host's agent described them. */
+	for (unsigned int n = 0; !inv && n < a->n_nics; n++)
+		if (a->nics[n].host == h && a->nics[n].state)
+			check_described(a, r, host->name, &a->nics[n]);
 	if (host->delta) {
 		for (unsigned int i = 0; i < rck_delta_port_count(host->delta); i++) {
 			const char *dev = NULL;

@@ -1,6 +1,7 @@
 /* Analysis input: hosts, NICs and link samples copied into compact arrays,
  * so a million samples cost tens of megabytes. */
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +60,8 @@ RCK_EXPORT void rck_analysis_free(struct rck_analysis *a)
 	for (unsigned int i = 0; i < a->n_nics; i++) {
 		free(a->nics[i].device);
 		free(a->nics[i].label);
+		free(a->nics[i].state);
+		free(a->nics[i].fw_ver);
 	}
 	for (size_t i = 0; i < a->n_reasons; i++)
 		free(a->reasons[i]);
@@ -120,7 +123,8 @@ RCK_EXPORT int rck_analysis_add_nic(struct rck_analysis *a, unsigned int host,
 	size_t cap = a->cap_nics;
 	int len;
 
-	if (host >= a->n_hosts || !nic || nic->size < sizeof(*nic) || !nic->device ||
+	/* Callers built before the description fields pass a smaller size. */
+	if (host >= a->n_hosts || !nic || nic->size < offsetof(struct rck_analysis_nic, state) || !nic->device ||
 	    !*nic->device || !nic->port || !(nic->line_rate_gbps >= 0) ||
 	    !isfinite(nic->line_rate_gbps))
 		return -EINVAL;
@@ -140,8 +144,18 @@ RCK_EXPORT int rck_analysis_add_nic(struct rck_analysis *a, unsigned int host,
 	n->device = strdup(nic->device);
 	len = n->device ? snprintf(NULL, 0, "%s/%u", nic->device, nic->port) : -1;
 	n->label = len > 0 ? malloc((size_t)len + 1) : NULL;
-	if (!n->label) {
+	if (nic->size >= sizeof(*nic) && nic->state) {
+		n->state = strdup(nic->state);
+		n->fw_ver = nic->fw_ver ? strdup(nic->fw_ver) : NULL;
+		n->active_mtu = nic->active_mtu;
+		n->netdev_mtu = nic->netdev_mtu;
+		n->gid_index = nic->gid_index;
+	}
+	if (!n->label || (nic->size >= sizeof(*nic) && nic->state && (!n->state || (nic->fw_ver && !n->fw_ver)))) {
 		free(n->device);
+		free(n->label);
+		free(n->state);
+		free(n->fw_ver);
 		return -ENOMEM;
 	}
 	snprintf(n->label, (size_t)len + 1, "%s/%u", nic->device, nic->port);

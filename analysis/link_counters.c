@@ -74,6 +74,10 @@ static bool eval(const struct rck_analysis *a, const struct an_link *l, unsigned
 			for (int e = RCK_LINK_SRC; e <= RCK_LINK_DST; e++) {
 				uint64_t d = ctr(a, l, (enum rck_link_end)e, loss_ids[i]);
 
+				/* A retransmission after a spurious timeout (a slow
+				 * peer, an emulated one) shows as duplicates alone. */
+				if (loss_ids[i] == RCK_CTR_DUPLICATE_REQUESTS && d < an_th(a, TH_DUPLICATE_MIN))
+					continue;
 				sum += d;
 				if (f && d) {
 					int p;

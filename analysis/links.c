@@ -137,22 +137,6 @@ static void check_failures(const struct rck_analysis *a, struct rck_report *r, u
 		an_value(f, "probes_to", cn);
 	}
 	an_groups_free(&g);
-	for (size_t i = 0; i < a->n_links; i++) {
-		const struct an_link *l = &a->links[i];
-		const char *why = l->reason ? a->reasons[l->reason - 1] : NULL;
-
-		if (!take[i] || touches(bad, l))
-			continue;
-		if (flag[i])
-			an_add_link(r, a, l, RCK_FINDING_PROBE_FAILED, RCK_SEVERITY_DEGRADED,
-				    "%s probe %s%s%s", l->test == RCK_LINK_TEST_BW ? "bandwidth" : "latency",
-				    status_word(l->status), why ? ": " : "", why ? why : "");
-		else if (l->status != RCK_LINK_OK)
-			an_add_link(r, a, l, RCK_FINDING_PROBE_FAILED, RCK_SEVERITY_WARNING,
-				    "%s probe %s once, its retest passed%s%s",
-				    l->test == RCK_LINK_TEST_BW ? "bandwidth" : "latency",
-				    status_word(l->status), why ? ": " : "", why ? why : "");
-	}
 	goto out;
 oom:
 	r->err = -ENOMEM;
@@ -162,6 +146,29 @@ out:
 	free(hit);
 	free(rh);
 	free(ch);
+}
+
+/* Failed probes one by one, after the NIC findings of every check: a probe
+ * from or to a NIC found degraded (failing, slow, slow to answer) is part
+ * of that NIC's finding, as its slow links are. */
+static void list_failed_links(const struct rck_analysis *a, struct rck_report *r, const uint8_t *bad)
+{
+	for (size_t i = 0; i < a->n_links; i++) {
+		const struct an_link *l = &a->links[i];
+		const char *why = l->reason ? a->reasons[l->reason - 1] : NULL;
+
+		if (l->status == RCK_LINK_OK || touches(bad, l))
+			continue;
+		if (!any_retest_ok(a, l))
+			an_add_link(r, a, l, RCK_FINDING_PROBE_FAILED, RCK_SEVERITY_DEGRADED,
+				    "%s probe %s%s%s", l->test == RCK_LINK_TEST_BW ? "bandwidth" : "latency",
+				    status_word(l->status), why ? ": " : "", why ? why : "");
+		else
+			an_add_link(r, a, l, RCK_FINDING_PROBE_FAILED, RCK_SEVERITY_WARNING,
+				    "%s probe %s once, its retest passed%s%s",
+				    l->test == RCK_LINK_TEST_BW ? "bandwidth" : "latency",
+				    status_word(l->status), why ? ": " : "", why ? why : "");
+	}
 }
 
 static double floor_of(const struct rck_analysis *a, double centre, double line_rate)
@@ -630,4 +637,5 @@ void an_check_links(const struct rck_analysis *a, struct rck_report *r, uint8_t 
 	check_failures(a, r, bad);
 	check_bw(a, r, bad);
 	check_lat(a, r, bad);
+	list_failed_links(a, r, bad);
 }

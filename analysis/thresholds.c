@@ -46,6 +46,7 @@ static const struct th_def defs[TH_COUNT] = {
 	[TH_ECN_MIN] = {"ecn_min", 1, 1, 1e15, true},
 	[TH_CNP_MIN] = {"cnp_min", 1, 1, 1e15, true},
 	[TH_PFC_OTHER_MIN] = {"pfc_other_min", 1, 1, 1e15, true},
+	[TH_DUPLICATE_MIN] = {"duplicate_min", 1, 1, 1e15, true},
 };
 
 RCK_EXPORT int rck_thresholds_new(struct rck_thresholds **out)

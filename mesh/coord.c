@@ -21,6 +21,7 @@
 
 #include "agent_proto.h"
 #include "coord.h"
+#include "retest.h"
 #include "sched.h"
 
 #define SLICE_MS 50
@@ -86,6 +87,8 @@ struct sweep {
 	uint8_t *in;           /* INBUF bytes read at once from one connection */
 	uint32_t *dirty;       /* hosts with output queued since the last flush */
 	size_t n_dirty;
+	bool in_rounds;        /* retest rounds: tasks run outside the scheduler */
+	uint32_t round_left;   /* tasks of the current round not finished */
 };
 
 static double secs(uint64_t ns)
@@ -206,7 +209,7 @@ static void record(struct sweep *s, uint32_t t, enum rck_mesh_status st, const c
 	enum rck_mesh_test test = s->tests[r->test_i];
 	struct rck_mesh_meas meas = { .size = sizeof(meas), .status = st, .reason = reason,
 				      .gbps = NAN, .lat_p50_us = NAN, .lat_p99_us = NAN };
-	unsigned int attempt = r->retest, cell;
+	unsigned int attempt = 0, cell;
 	uint64_t now = wire_now_ns();
 
 	meas.start_s = r->started ? secs(r->started - s->t0) : secs(now - s->t0);
@@ -219,8 +222,9 @@ static void record(struct sweep *s, uint32_t t, enum rck_mesh_status st, const c
 			meas.lat_p99_us = res->lat_p99_us;
 		}
 	}
-	if (attempt && rck_mesh_find_cell(s->m, test, task->src, task->dst, &cell))
-		attempt = 0;
+	/* A retest is the cell's next attempt. */
+	if (r->retest && !rck_mesh_find_cell(s->m, test, task->src, task->dst, &cell))
+		attempt = rck_mesh_cell_attempts(s->m, cell);
 	if (rck_mesh_set_result(s->m, test, task->src, task->dst, attempt, &meas, &cell))
 		return;
 	for (int end = 0; res && end < 2; end++)
@@ -313,6 +317,10 @@ static void unit_of_task_done(struct sweep *s, uint32_t t)
 	const struct mesh_unit *un = &s->plan->units[u];
 	bool sus = false;
 
+	if (s->in_rounds) {
+		s->round_left--;
+		return;
+	}
 	if (--s->unit_left[u])
 		return;
 	for (uint32_t i = 0; i < un->n_tasks && !s->rt[un->first_task].retest; i++)
@@ -833,6 +841,54 @@ static void run_plan(struct sweep *s, uint64_t deadline)
 	}
 }
 
+/* Start task @t alone as a retest (retest.c packed it into a round). */
+static void start_retest_task(struct sweep *s, uint32_t t)
+{
+	const struct mesh_task *task = &s->plan->tasks[t];
+
+	if (s->h[host_of(s, task->src)].st != H_READY || s->h[host_of(s, task->dst)].st != H_READY)
+		return;
+	s->rt[t].retest = true;
+	s->rt[t].test_i = 0;
+	s->round_left++;
+	if (set_running(s, t, true) || start_test(s, t)) {
+		set_running(s, t, false);
+		s->round_left--;
+	}
+}
+
+/* The retest hook's cells, pass after pass, each pass in rounds of
+ * disjoint NIC pairs (retest.c); a round ends when its probes have. */
+static void run_retest_passes(struct sweep *s, uint64_t deadline)
+{
+	unsigned int max = rck_mesh_cell_count(s->m), *cells = calloc(max + 1, sizeof(*cells));
+	uint32_t *tasks = calloc(max + 1, sizeof(*tasks)), *round = calloc(max + 1, sizeof(*round));
+
+	s->in_rounds = true;
+	for (unsigned int pass = 0; cells && tasks && round && s->c->retest && pass < s->c->retest_passes;
+	     pass++) {
+		unsigned int n = s->c->retest(s->c->retest_data, s->m, cells, max);
+		long nt = mesh_retest_tasks(s->plan, s->m, cells, n < max ? n : max, tasks);
+		long nr = nt > 0 ? mesh_retest_rounds(s->plan, tasks, (size_t)nt, round) : 0;
+
+		if (nr <= 0 || stopping(s, deadline))
+			break;
+		s->total += (unsigned int)nt * s->n_tests;
+		for (long r = 0; r < nr && !stopping(s, deadline); r++) {
+			for (long i = 0; i < nt; i++)
+				if (round[i] == (uint32_t)r)
+					start_retest_task(s, tasks[i]);
+			while (s->round_left && !stopping(s, deadline)) {
+				poll_round(s, SLICE_MS);
+				check_deadlines(s);
+			}
+		}
+	}
+	free(cells);
+	free(tasks);
+	free(round);
+}
+
 static void say_goodbye(struct sweep *s)
 {
 	uint64_t until = wire_now_ns() + CLOSE_NS;
@@ -975,6 +1031,7 @@ RCK_EXPORT int rck_mesh_run(struct rck_ctx *ctx, struct rck_mesh_config *c, stru
 	}
 	if (!rc) {
 		run_plan(&s, deadline);
+		run_retest_passes(&s, deadline);
 		say_goodbye(&s);
 		info.pattern = c->pattern;
 		info.rails = c->rails;

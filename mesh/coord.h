@@ -42,6 +42,9 @@ struct rck_mesh_config {
 	void *progress_data;
 	rck_mesh_suspect_fn suspect;
 	void *suspect_data;
+	rck_mesh_retest_fn retest;
+	void *retest_data;
+	unsigned int retest_passes;
 	atomic_int cancel;
 	bool dcb;          /* ask each agent for its DCB state (coord_dcb.c) */
 };

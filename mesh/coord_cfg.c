@@ -204,6 +204,16 @@ RCK_EXPORT void rck_mesh_config_set_suspect(struct rck_mesh_config *c, rck_mesh_
 	c->suspect_data = data;
 }
 
+RCK_EXPORT void rck_mesh_config_set_retest(struct rck_mesh_config *c, rck_mesh_retest_fn fn,
+					   void *data, unsigned int passes)
+{
+	if (!c)
+		return;
+	c->retest = fn;
+	c->retest_data = data;
+	c->retest_passes = passes;
+}
+
 RCK_EXPORT void rck_mesh_cancel(struct rck_mesh_config *c)
 {
 	if (c)

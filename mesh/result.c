@@ -59,8 +59,8 @@ RCK_EXPORT void rck_mesh_free(struct rck_mesh *m)
 	}
 	for (unsigned int i = 0; i < m->n_cells; i++) {
 		meas_clear(&m->cells[i].first);
-		if (m->cells[i].retest)
-			meas_clear(m->cells[i].retest);
+		for (unsigned int k = 0; k + 1 < m->cells[i].attempts; k++)
+			meas_clear(&m->cells[i].retest[k]);
 		free(m->cells[i].retest);
 	}
 	strset_free(&m->names);
@@ -338,7 +338,7 @@ RCK_EXPORT int rck_mesh_set_result(struct rck_mesh *m, enum rck_mesh_test test, 
 	int rc;
 
 	if (!m || !meas || meas->size < sizeof(*meas) || (unsigned int)test >= RCK_MESH_TEST_COUNT ||
-	    src_nic >= m->n_nics || dst_nic >= m->n_nics || src_nic == dst_nic || attempt > 1 ||
+	    src_nic >= m->n_nics || dst_nic >= m->n_nics || src_nic == dst_nic || attempt > RCK_MESH_RETEST_MAX ||
 	    (unsigned int)meas->status >= RCK_MESH_STATUS_COUNT)
 		return -EINVAL;
 	slot = m->n_cell_slots ? cell_slot(m, test, src_nic, dst_nic) : NULL;
@@ -365,12 +365,20 @@ RCK_EXPORT int rck_mesh_set_result(struct rck_mesh *m, enum rck_mesh_test test, 
 		c = &m->cells[*slot - 1];
 		if (attempt == 0) {
 			rc = meas_set(&c->first, meas);
-		} else {
-			if (!c->retest && !(c->retest = calloc(1, sizeof(*c->retest))))
+		} else if (attempt < c->attempts) {
+			rc = meas_set(&c->retest[attempt - 1], meas);
+		} else if (attempt == c->attempts) {
+			struct mesh_meas *r = realloc(c->retest, attempt * sizeof(*r));
+
+			if (!r)
 				return -ENOMEM;
-			rc = meas_set(c->retest, meas);
+			c->retest = r;
+			memset(&r[attempt - 1], 0, sizeof(*r));
+			rc = meas_set(&r[attempt - 1], meas);
 			if (!rc)
-				c->attempts = 2;
+				c->attempts++;
+		} else {
+			return -ENOENT;
 		}
 		if (rc)
 			return rc;
@@ -384,7 +392,7 @@ static struct mesh_meas *cell_attempt(const struct rck_mesh *m, unsigned int cel
 {
 	struct mesh_cell *c = &m->cells[cell];
 
-	return attempt == 0 ? &c->first : attempt == 1 ? c->retest : NULL;
+	return attempt == 0 ? &c->first : attempt < c->attempts ? &c->retest[attempt - 1] : NULL;
 }
 
 static const struct mesh_nic *end_nic(const struct rck_mesh *m, unsigned int cell, enum rck_mesh_end end)

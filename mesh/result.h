@@ -29,9 +29,9 @@ struct mesh_meas {
 struct mesh_cell {
 	uint32_t src, dst; /* global NIC numbers */
 	uint8_t test;
-	uint8_t attempts;  /* 1 or 2 */
+	uint8_t attempts;  /* 1 .. 1 + RCK_MESH_RETEST_MAX */
 	struct mesh_meas first;
-	struct mesh_meas *retest;
+	struct mesh_meas *retest; /* attempts - 1 of them, oldest first */
 };
 
 struct mesh_nic {

@@ -211,11 +211,20 @@ static void write_probes(struct emit *e, const struct rck_mesh *m)
 		emit_u64(e, "dst", NULL, c->dst);
 		emit_u64(e, "attempts", NULL, c->attempts);
 		write_meas(e, "result", &c->first);
-		if (c->retest) {
+		if (c->attempts > 1) {
 			emit_text(e, "; retest");
-			write_meas(e, "retest", c->retest);
+			write_meas(e, "retest", &c->retest[0]);
 		} else {
 			emit_null(e, "retest", NULL);
+		}
+		/* Retests after the first, oldest first (rounds of retests). */
+		if (c->attempts > 2) {
+			emit_arr_open(e, "later_retests");
+			for (unsigned int k = 1; k + 1 < c->attempts; k++) {
+				emit_text(e, "; retest");
+				write_meas(e, NULL, &c->retest[k]);
+			}
+			emit_arr_close(e);
 		}
 		emit_text(e, "\n");
 		emit_obj_close(e);
@@ -387,10 +396,50 @@ static int load_dcb(struct loader *l, struct rck_mesh *m, unsigned int h, const 
 	return rc;
 }
 
-static int load_hosts(struct loader *l, struct rck_mesh *m, const json_t *hosts)
+/* A NIC's JSON and where it stands, by its id. */
+struct nic_at {
+	const json_t *jn;
+	uint32_t host, i, j;
+};
+
+/* NIC ids number NICs in the order the sweep met them, which is not the
+ * hosts' order (agents answer in any order): collect them by id, then add
+ * them in id order so a NIC's number is its id. */
+static int load_nics_by_id(struct loader *l, struct rck_mesh *m, const json_t *hosts, size_t total)
 {
+	struct nic_at *at = calloc(total + 1, sizeof(*at));
 	const json_t *jh, *jn;
 	size_t i, j;
+	int rc = 0;
+
+	if (!at)
+		return -ENOMEM;
+	json_array_foreach(hosts, i, jh) {
+		json_array_foreach(json_object_get(jh, "nics"), j, jn) {
+			const json_t *id = json_object_get(jn, "id");
+			json_int_t v = json_is_integer(id) ? json_integer_value(id) : -1;
+
+			snprintf(l->where, sizeof(l->where), "hosts[%zu].nics[%zu]: ", i, j);
+			if (v < 0 || (size_t)v >= total || at[v].jn) {
+				rc = bad(l, "NIC ids are not 0, 1, 2, ... each once");
+				goto out;
+			}
+			at[v] = (struct nic_at){.jn = jn, .host = (uint32_t)i, .i = (uint32_t)i, .j = (uint32_t)j};
+		}
+	}
+	for (size_t id = 0; id < total && !rc; id++) {
+		snprintf(l->where, sizeof(l->where), "hosts[%u].nics[%u]: ", at[id].i, at[id].j);
+		rc = load_nic(l, m, at[id].host, at[id].jn);
+	}
+out:
+	free(at);
+	return rc;
+}
+
+static int load_hosts(struct loader *l, struct rck_mesh *m, const json_t *hosts)
+{
+	const json_t *jh;
+	size_t i, total = 0;
 	int rc;
 
 	if (!json_is_array(hosts) || json_array_size(hosts) > RCK_HOSTLIST_MAX)
@@ -412,20 +461,14 @@ static int load_hosts(struct loader *l, struct rck_mesh *m, const json_t *hosts)
 			rc = rck_mesh_host_set_unreachable(m, h, why);
 		if (rc)
 			return rc;
-		if (m->n_nics + json_array_size(nics) > LOAD_MAX_NICS)
+		total += json_array_size(nics);
+		if (total > LOAD_MAX_NICS)
 			return bad(l, "too many NICs");
-		json_array_foreach(nics, j, jn) {
-			snprintf(l->where, sizeof(l->where), "hosts[%zu].nics[%zu]: ", i, j);
-			rc = load_nic(l, m, h, jn);
-			if (rc)
-				return rc;
-		}
-		snprintf(l->where, sizeof(l->where), "hosts[%zu]: ", i);
 		rc = load_dcb(l, m, h, json_object_get(jh, "dcb"));
 		if (rc)
 			return rc;
 	}
-	return 0;
+	return load_nics_by_id(l, m, hosts, total);
 }
 
 static int load_counters(struct loader *l, struct rck_mesh *m, unsigned int cell, unsigned int attempt,
@@ -495,6 +538,7 @@ static int load_probes(struct loader *l, struct rck_mesh *m, const json_t *probe
 	json_array_foreach(probes, i, jp) {
 		const char *test = json_string_value(json_object_get(jp, "test"));
 		const json_t *retest = json_object_get(jp, "retest");
+		const json_t *later = json_object_get(jp, "later_retests");
 		uint64_t src, dst, attempts;
 		enum rck_mesh_test t;
 
@@ -509,15 +553,22 @@ static int load_probes(struct loader *l, struct rck_mesh *m, const json_t *probe
 			return bad(l, "unknown test");
 		if ((rc = get_uint(l, jp, "src", (int64_t)m->n_nics - 1, &src)) ||
 		    (rc = get_uint(l, jp, "dst", (int64_t)m->n_nics - 1, &dst)) ||
-		    (rc = get_uint(l, jp, "attempts", 2, &attempts)))
+		    (rc = get_uint(l, jp, "attempts", 1 + RCK_MESH_RETEST_MAX, &attempts)))
 			return rc;
-		if (src == dst || attempts == 0 || (attempts == 2) != (retest && !json_is_null(retest)))
+		if (later && (!json_is_array(later) || !json_array_size(later)))
+			return bad(l, "\"later_retests\" is not a non-empty array");
+		if (src == dst || attempts == 0 ||
+		    (attempts >= 2) != (retest && !json_is_null(retest)) ||
+		    (attempts > 2 ? !later || json_array_size(later) != attempts - 2 : later != NULL))
 			return bad(l, "src equals dst, or attempts does not match retest");
 		if (!rck_mesh_find_cell(m, t, (unsigned int)src, (unsigned int)dst, NULL))
 			return bad(l, "the same test and NICs twice");
 		rc = load_meas(l, m, t, (unsigned int)src, (unsigned int)dst, 0, json_object_get(jp, "result"));
-		if (!rc && attempts == 2)
+		if (!rc && attempts >= 2)
 			rc = load_meas(l, m, t, (unsigned int)src, (unsigned int)dst, 1, retest);
+		for (unsigned int k = 2; !rc && k < attempts; k++)
+			rc = load_meas(l, m, t, (unsigned int)src, (unsigned int)dst, k,
+				       json_array_get(later, k - 2));
 		if (rc)
 			return rc;
 	}

@@ -60,25 +60,6 @@ static void show_progress(void *data, const struct rck_mesh_progress *p)
 		fputc('\n', stderr);
 }
 
-static int parse_tests(const char *arg, unsigned int *mask)
-{
-	char buf[64], *save = NULL;
-
-	if (strlen(arg) >= sizeof(buf))
-		return -EINVAL;
-	strcpy(buf, arg);
-	*mask = 0;
-	for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(w, "bw"))
-			*mask |= 1u << RCK_MESH_TEST_BW;
-		else if (!strcmp(w, "lat"))
-			*mask |= 1u << RCK_MESH_TEST_LAT;
-		else
-			return -EINVAL;
-	}
-	return *mask ? 0 : -EINVAL;
-}
-
 /* "NAME:PORT" (one colon, digits after it) names an agent on another port. */
 static int add_host(struct rck_mesh_config *c, const char *name)
 {
@@ -199,7 +180,7 @@ static int mesh_opt(struct cli *cli, void *data, int c, const char *arg)
 					    rc == -EINVAL || rc == -E2BIG ? err : strerror(-rc));
 		return 0;
 	case OPT_TEST:
-		if (parse_tests(arg, &mask) || rck_mesh_config_set_tests(a->c, mask))
+		if (mesh_parse_tests(arg, &mask) || rck_mesh_config_set_tests(a->c, mask))
 			return cli_bad_args(cli, "invalid --test '%s': bw, lat or bw,lat", arg);
 		return 0;
 	case OPT_PATTERN:

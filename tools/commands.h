@@ -10,6 +10,7 @@ extern const struct cli_opt counters_opts[];
 extern const struct cli_opt probe_opts[];
 extern const struct cli_opt agent_opts[];
 extern const struct cli_opt mesh_opts[];
+extern const struct cli_opt preflight_opts[];
 extern const struct cli_opt sweep_opts[];
 
 int cmd_devices(struct cli *cli, int argc, char **argv);
@@ -17,6 +18,7 @@ int cmd_counters(struct cli *cli, int argc, char **argv);
 int cmd_probe(struct cli *cli, int argc, char **argv);
 int cmd_agent(struct cli *cli, int argc, char **argv);
 int cmd_mesh(struct cli *cli, int argc, char **argv);
+int cmd_preflight(struct cli *cli, int argc, char **argv);
 int cmd_sweep(struct cli *cli, int argc, char **argv);
 
 #endif

@@ -1,5 +1,6 @@
 /* `rocecheck mesh --launcher`: agents started with --once on every host
- * through the launch API, their PORT TOKEN handed to the coordinator. */
+ * through the launch API, their PORT TOKEN handed to the coordinator; and
+ * the --test words mesh and preflight share. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,4 +68,23 @@ void mesh_launch_mark(const struct rck_launch *l, struct rck_mesh *m)
 			continue;
 		rck_mesh_host_set_unreachable(m, h, why);
 	}
+}
+
+int mesh_parse_tests(const char *arg, unsigned int *mask)
+{
+	char buf[64], *save = NULL;
+
+	if (strlen(arg) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, arg);
+	*mask = 0;
+	for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(w, "bw"))
+			*mask |= 1u << RCK_MESH_TEST_BW;
+		else if (!strcmp(w, "lat"))
+			*mask |= 1u << RCK_MESH_TEST_LAT;
+		else
+			return -EINVAL;
+	}
+	return *mask ? 0 : -EINVAL;
 }

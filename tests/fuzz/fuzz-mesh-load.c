@@ -1,6 +1,7 @@
 /* Fuzz target of the sweep result loader (libFuzzer entry point): any
  * input loads or is refused cleanly; what loads writes back as JSON that
- * loads again into the same shape (and, when small, writes the same). */
+ * loads again into the same shape (and, when small, writes the same), and
+ * is judged by the analysis as `rocecheck preflight --from-mesh` does. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +66,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rck_mesh_free(again);
 	}
 	free(a);
+	{
+		struct rck_analysis *an;
+		struct rck_report *r;
+
+		if (!rck_analysis_new(NULL, &an) && !rck_analysis_add_mesh(an, m) && !rck_analysis_run(an, &r))
+			rck_report_free(r);
+		rck_analysis_free(an);
+	}
 	rck_mesh_free(m);
 	return 0;
 }

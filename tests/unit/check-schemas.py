@@ -122,6 +122,29 @@ def analysis():
     yield "analysis examples", p.stdout
 
 
+def preflight():
+    """rocecheck preflight --from-mesh on the recorded sweep, and a live one
+    on loopback agents started through a template (TCP probes); the embedded
+    report and sweep validate against their own schemas."""
+    fixture = os.path.join(os.path.dirname(SCHEMAS), "tests", "fixtures", "mesh", "sample.json")
+    outs = [("preflight --from-mesh", run(["-j", "preflight", "--from-mesh", fixture], ok=(1,)))]
+    env = dict(os.environ, PATH=os.path.dirname(RCK) + os.pathsep + os.environ.get("PATH", ""))
+    p = subprocess.run([RCK, "-j", "preflight", "--hosts", "127.0.0.1,127.0.0.2,127.0.0.3",
+                        "--launcher", "env H={host} {cmd}", "--transport", "tcp", "--iters", "10",
+                        "--test", "bw,lat"], capture_output=True, text=True, timeout=60, env=env)
+    if p.returncode not in (0, 1):
+        raise AssertionError(f"preflight on loopback: exit {p.returncode}: {p.stderr.strip()}")
+    outs.append(("preflight on loopback", p.stdout))
+    for name, sub in (("analysis.schema.json", "report"), ("mesh.schema.json", "mesh")):
+        with open(os.path.join(SCHEMAS, name)) as fh:
+            schema = json.load(fh)
+        v = jsonschema.validators.validator_for(schema)(schema)
+        for what, text in outs:
+            for e in v.iter_errors(json.loads(text)[sub]):
+                raise AssertionError(f"{what}: {sub}: {list(e.absolute_path)}: {e.message}")
+    yield from outs
+
+
 def sweep():
     """`sweep -j` on every fixture, alone, with a state over two runs (counters
     compared, a pending finding) and with the quick loopback probe."""
@@ -163,6 +186,7 @@ OUTPUTS = {
     "rocecap.schema.json": rocecap,
     "mesh.schema.json": mesh,
     "analysis.schema.json": analysis,
+    "preflight.schema.json": preflight,
     "sweep.schema.json": sweep,
 
 

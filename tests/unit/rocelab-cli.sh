@@ -30,7 +30,7 @@ cases=(
 	"2|perf --name|^rocelab: perf: option --name needs a value$"
 	"2|kill|^rocelab: kill: need NODE$"
 	"0|help|^usage: rocelab COMMAND"
-	"0|demo --help|demo \[--name NAME\] \[--build-dir DIR\]"
+	"0|demo --help|demo \[--name NAME\] \[--build-dir DIR\] \[--report FILE\]"
 )
 for c in "${cases[@]}"; do
 	want=${c%%|*}

@@ -225,6 +225,73 @@ static void test_retest(void **state)
 	rck_ctx_free(ctx);
 }
 
+/* The retest hook: pass 1 every cell, pass 2 the cells out of NIC 1, then none. */
+static unsigned int hook(void *data, const struct rck_mesh *m, unsigned int *cells, unsigned int max)
+{
+	unsigned int *calls = data, n = 0;
+
+	(*calls)++;
+	for (unsigned int i = 0; i < rck_mesh_cell_count(m) && n < max && *calls <= 2; i++) {
+		unsigned int src;
+
+		rck_mesh_cell(m, i, NULL, &src, NULL);
+		if (*calls == 1 || src == 1)
+			cells[n++] = i;
+	}
+	return n;
+}
+
+/* Rounds of retests: every attempt kept, no NIC in two probes at once. */
+static void test_retest_rounds(void **state)
+{
+	struct rck_ctx *ctx = new_ctx(3000);
+	unsigned int ports[N], calls = 0, last = 0;
+	pid_t pids[N];
+	struct rck_mesh_config *c;
+	struct rck_mesh *m = NULL;
+	struct {
+		unsigned int src, dst;
+		double from, to;
+	} at[N * (N - 1)];
+	unsigned int n_at = 0;
+
+	(void)state;
+	for (int i = 0; i < N; i++)
+		pids[i] = spawn_agent(KEY, &ports[i]);
+	c = config(ports, KEY, 0);
+	rck_mesh_config_set_retest(c, hook, &calls, 3);
+	rck_mesh_config_set_progress(c, progress, &last);
+	assert_int_equal(rck_mesh_run(ctx, c, &m), 0);
+	assert_int_equal(calls, 3);
+	assert_int_equal(last, 12 + 12 + 3);
+	for (unsigned int i = 0; i < rck_mesh_cell_count(m); i++) {
+		struct rck_mesh_meas meas = { .size = sizeof(meas) };
+		unsigned int src, dst;
+
+		rck_mesh_cell(m, i, NULL, &src, &dst);
+		assert_int_equal(rck_mesh_cell_attempts(m, i), src == 1 ? 3 : 2);
+		for (unsigned int k = 1; k < rck_mesh_cell_attempts(m, i); k++) {
+			assert_int_equal(rck_mesh_cell_meas(m, i, k, &meas), 0);
+			assert_int_equal(meas.status, RCK_MESH_OK);
+		}
+		assert_int_equal(rck_mesh_cell_meas(m, i, 1, &meas), 0);
+		at[n_at].src = src;
+		at[n_at].dst = dst;
+		at[n_at].from = meas.start_s;
+		at[n_at++].to = meas.start_s + meas.seconds;
+	}
+	/* Pass 1's probes that overlapped in time shared no NIC. */
+	for (unsigned int i = 0; i < n_at; i++)
+		for (unsigned int j = i + 1; j < n_at; j++)
+			if (at[i].from < at[j].to && at[j].from < at[i].to)
+				assert_true(at[i].src != at[j].src && at[i].src != at[j].dst &&
+					    at[i].dst != at[j].src && at[i].dst != at[j].dst);
+	rck_mesh_free(m);
+	rck_mesh_config_free(c);
+	stop_agents(pids, N);
+	rck_ctx_free(ctx);
+}
+
 static void *cancel_later(void *arg)
 {
 	usleep(500000);
@@ -519,6 +586,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_full_sweep),
 		cmocka_unit_test(test_retest),
+		cmocka_unit_test(test_retest_rounds),
 		cmocka_unit_test(test_cancel),
 		cmocka_unit_test(test_killed_mid_sweep),
 		cmocka_unit_test(test_wrong_key),

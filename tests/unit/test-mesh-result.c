@@ -150,7 +150,10 @@ static void test_accessors(void **state)
 	assert_int_equal(rck_mesh_set_result(m, RCK_MESH_TEST_BW, 1, 1, 0, &x, NULL), -EINVAL);
 	assert_int_equal(rck_mesh_set_result(m, RCK_MESH_TEST_BW, 1, 9, 0, &x, NULL), -EINVAL);
 	assert_int_equal(rck_mesh_set_result(m, RCK_MESH_TEST_COUNT, 1, 2, 0, &x, NULL), -EINVAL);
-	assert_int_equal(rck_mesh_set_result(m, RCK_MESH_TEST_BW, 1, 2, 2, &x, NULL), -EINVAL);
+	assert_int_equal(rck_mesh_set_result(m, RCK_MESH_TEST_BW, 1, 2, RCK_MESH_RETEST_MAX + 1, &x, NULL), -EINVAL);
+	/* Attempts come in order: the next one, never one past it. */
+	assert_int_equal(rck_mesh_find_cell(m, RCK_MESH_TEST_BW, 2, 0, &cell), 0);
+	assert_int_equal(rck_mesh_set_result(m, RCK_MESH_TEST_BW, 2, 0, 3, &x, NULL), -ENOENT);
 	assert_int_equal(rck_mesh_add_host(m, "node01", NULL), -EEXIST);
 	nic.device = "mlx5_0";
 	nic.port = 1;
@@ -178,9 +181,21 @@ static void test_round_trip(void **state)
 	struct rck_ctx *ctx;
 	char *a, *b, *text;
 
+	struct rck_mesh_meas x = {.size = sizeof(x), .status = RCK_MESH_OK, .gbps = 43,
+				  .lat_p50_us = NAN, .lat_p99_us = NAN};
+	unsigned int cell;
+
 	(void)state;
 	assert_int_equal(rck_ctx_new(&ctx), 0);
+	/* Rounds of retests: attempts 2 and 3 round-trip in "later_retests". */
+	assert_int_equal(rck_mesh_find_cell(m, RCK_MESH_TEST_BW, 2, 0, &cell), 0);
+	assert_int_equal(rck_mesh_set_result(m, RCK_MESH_TEST_BW, 2, 0, 2, &x, NULL), 0);
+	x.gbps = 44;
+	assert_int_equal(rck_mesh_set_result(m, RCK_MESH_TEST_BW, 2, 0, 3, &x, NULL), 0);
+	assert_int_equal(rck_mesh_set_counter(m, cell, 3, RCK_MESH_DST, RCK_CTR_CNP_SENT, 5), 0);
+	assert_int_equal(rck_mesh_cell_attempts(m, cell), 4);
 	a = write_str(m, RCK_FORMAT_JSON_PRETTY);
+	assert_non_null(strstr(a, "\"later_retests\""));
 	assert_int_equal(rck_mesh_load_buf(ctx, a, strlen(a), "sample", &back), 0);
 	b = write_str(back, RCK_FORMAT_JSON_PRETTY);
 	assert_string_equal(a, b);
@@ -212,6 +227,7 @@ static void test_load_refusals(void **state)
 	} cases[] = {
 		{"[]", NULL},
 		{"[{\"test\":\"bw\",\"src\":0,\"dst\":1,\"attempts\":1,\"result\":%s,\"retest\":null}]", NULL},
+		{"[{\"test\":\"bw\",\"src\":0,\"dst\":1,\"attempts\":3,\"result\":%s,\"retest\":%s}]", "attempts does not match"},
 		{"[{\"test\":\"xx\",\"src\":0,\"dst\":1,\"attempts\":1,\"result\":%s}]", "probes[0]: unknown test"},
 		{"[{\"test\":\"bw\",\"src\":0,\"dst\":2,\"attempts\":1,\"result\":%s}]", "probes[0]: dst"},
 		{"[{\"test\":\"bw\",\"src\":1,\"dst\":1,\"attempts\":1,\"result\":%s}]", "src equals dst"},
@@ -391,7 +407,14 @@ int main(int argc, char **argv)
 
 	if (argc == 2 && (!strcmp(argv[1], "--emit") || !strcmp(argv[1], "--text"))) {
 		struct rck_mesh *m = sample();
-		int rc = rck_mesh_write(m, stdout, argv[1][2] == 'e' ? RCK_FORMAT_JSON_PRETTY : RCK_FORMAT_TEXT);
+		struct rck_mesh_meas x = {.size = sizeof(x), .status = RCK_MESH_OK, .gbps = 43,
+					  .lat_p50_us = NAN, .lat_p99_us = NAN};
+		int rc;
+
+		/* A later retest too, for the schema test. */
+		if (rck_mesh_set_result(m, RCK_MESH_TEST_BW, 2, 0, 2, &x, NULL))
+			return 1;
+		rc = rck_mesh_write(m, stdout, argv[1][2] == 'e' ? RCK_FORMAT_JSON_PRETTY : RCK_FORMAT_TEXT);
 
 		rck_mesh_free(m);
 		return rc ? 1 : 0;

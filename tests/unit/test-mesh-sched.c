@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "../../mesh/plan.h"
+#include "../../mesh/retest.h"
 #include "../../mesh/sched.h"
 #include "../../mesh/sim.h"
 #include "rocecheck/mesh.h"
@@ -464,6 +465,55 @@ static void test_retest_alone(void **state)
 
 /* Host 4 of 10 dies at t = 3.5: its pending units are reported
  * unreachable, nothing of it starts later, everything else still runs. */
+/* Retest rounds: cells as plan tasks (one per NIC pair, full cells left
+ * out), packed into rounds where no NIC is twice, as few as a NIC's load
+ * needs on the circle's own order; a NIC in more than 64 tasks overflows. */
+static void test_retest_rounds(void **state)
+{
+	for (unsigned int n = 2; n <= 90; n += 11) {
+		struct rck_mesh *m = make_mesh(n, 1);
+		struct mesh_plan *p = make_plan(m, MESH_PATTERN_FULL, MESH_RAILS_SAME, 0);
+		unsigned int *cells = calloc(p->n_tasks + 1, sizeof(*cells)), nc = 0;
+		uint32_t *tasks = calloc(p->n_tasks + 1, sizeof(*tasks));
+		uint32_t *round = calloc(p->n_tasks + 1, sizeof(*round));
+		uint8_t *seen;
+		long nt, nr;
+
+		for (size_t t = 0; t < p->n_tasks; t++) {
+			struct rck_mesh_meas x = {.size = sizeof(x), .status = RCK_MESH_OK, .gbps = 1};
+
+			for (unsigned int test = 0; test < 2; test++)
+				assert_int_equal(rck_mesh_set_result(m, test, p->tasks[t].src, p->tasks[t].dst, 0,
+								     &x, &cells[nc]), 0);
+			nc++; /* every task's lat cell, and its bw cell below */
+			if (t == 0)
+				for (unsigned int k = 1; k <= RCK_MESH_RETEST_MAX; k++)
+					assert_int_equal(rck_mesh_set_result(m, RCK_MESH_TEST_BW, p->tasks[t].src,
+									     p->tasks[t].dst, k, &x, NULL), 0);
+		}
+		nt = mesh_retest_tasks(p, m, cells, nc, tasks);
+		assert_int_equal(nt, p->n_tasks - 1); /* task 0's bw cell is full */
+		nr = mesh_retest_rounds(p, tasks, (size_t)nt, round);
+		assert_true(nr >= 2 * (long)(n - 1) - 1);
+		seen = calloc((size_t)nr * n + 1, 1);
+		for (long i = 0; i < nt; i++) {
+			const struct mesh_task *t = &p->tasks[tasks[i]];
+
+			assert_true(round[i] < (uint32_t)nr);
+			assert_false(seen[round[i] * n + t->src]);
+			assert_false(seen[round[i] * n + t->dst]);
+			seen[round[i] * n + t->src] = seen[round[i] * n + t->dst] = 1;
+		}
+		free(seen);
+		free(cells);
+		free(tasks);
+		free(round);
+		mesh_plan_free(p);
+		rck_mesh_free(m);
+	}
+	(void)state;
+}
+
 static void test_dead_host(void **state)
 {
 	(void)state;
@@ -643,6 +693,7 @@ int main(void)
 		cmocka_unit_test(test_rails_all),
 		cmocka_unit_test(test_incast),
 		cmocka_unit_test(test_retest_alone),
+		cmocka_unit_test(test_retest_rounds),
 		cmocka_unit_test(test_dead_host),
 		cmocka_unit_test(test_quick),
 		cmocka_unit_test(test_pairs),

@@ -183,6 +183,12 @@ struct rck_link_sample {
  * A NIC (an RDMA port) that probes ran on. Set @size as above.
  * @line_rate_gbps 0 when unknown. @counters: bit id set when the NIC has
  * neutral counter id (enum rck_counter); a counter it lacks is never judged.
+ *
+ * The port as its host described it (an agent's description), judged like
+ * an inventory's port (state, rate, RoCE v2 GID, MTUs) when the host was
+ * added without an inventory: @state (NULL: not described, nothing below is
+ * judged), @active_mtu and @netdev_mtu (0 unknown), @gid_index (the RoCE
+ * v2 IPv4 GID's index, -1 none) and @fw_ver (NULL unknown; not judged yet).
  */
 struct rck_analysis_nic {
 	size_t size;
@@ -190,6 +196,11 @@ struct rck_analysis_nic {
 	unsigned int port;
 	double line_rate_gbps;
 	uint64_t counters;
+	const char *state;
+	const char *fw_ver;
+	unsigned int active_mtu;
+	unsigned int netdev_mtu;
+	int gid_index;
 };
 
 /** Opaque analysis input: hosts, their NICs, link samples, thresholds. */
@@ -248,6 +259,22 @@ int rck_analysis_set_pattern(struct rck_analysis *a, const char *pattern);
  * retest count or @size; counter id out of range), -ENOMEM.
  */
 int rck_analysis_add_links(struct rck_analysis *a, const struct rck_link_sample *samples, size_t n);
+
+struct rck_mesh;
+/**
+ * Add a sweep result (rocecheck/mesh.h) as input: its hosts (with their
+ * unreachable reasons; no inventory), its NICs in the mesh's numbering
+ * plus the NICs already in @a (line rate, counters they have), its
+ * pattern, each host's DCB state when the sweep collected it
+ * (rck_mesh_host_dcb(), as rck_analysis_set_host_dcb()), and one sample per probe cell: the first attempt as the
+ * measurement, later attempts (up to RCK_LINK_RETEST_MAX, skipped ones left
+ * out) as retests, both ends' counter deltas of the first attempt. A
+ * skipped first attempt becomes a failed probe with the skip's reason. @m
+ * is only read (strings copied). Returns 0, -EINVAL (NULL, a bad cell),
+ * -EEXIST (a host name already in @a), -ENOMEM; on error @a holds part of
+ * the result and should be freed.
+ */
+int rck_analysis_add_mesh(struct rck_analysis *a, const struct rck_mesh *m);
 
 /** Opaque result of an analysis: verdict, findings, counts, retest list. */
 struct rck_report;

@@ -155,8 +155,8 @@ struct rck_mesh_meas {
 };
 
 /** Opaque sweep result: hosts, their NICs, and one cell per probed
- * (test, source NIC, destination NIC) with its first result and, for a
- * suspect retested alone, the retest's result. */
+ * (test, source NIC, destination NIC) with its first result and every
+ * retest's result. */
 struct rck_mesh;
 
 /** Create an empty result. The caller owns *out (rck_mesh_free()). 0 or -ENOMEM. */
@@ -232,12 +232,18 @@ int rck_mesh_host_nic(const struct rck_mesh *m, unsigned int h, unsigned int i, 
 int rck_mesh_get_nic(const struct rck_mesh *m, unsigned int nic, struct rck_mesh_nic *info,
 		     unsigned int *host);
 
+/** Most retests one cell keeps (attempts 1 .. RCK_MESH_RETEST_MAX after the
+ * sweep's attempt 0); the analysis's RCK_LINK_RETEST_MAX. */
+#define RCK_MESH_RETEST_MAX 4
+
 /**
  * Record a probe's outcome for (@test, @src_nic -> @dst_nic): @attempt 0 is
- * the sweep's probe, 1 the retest alone. Recording attempt 0 again replaces
- * it (and its counters); attempt 1 needs attempt 0. *@cell (may be NULL)
- * gets the cell's index. Returns 0, -EINVAL (bad NIC, test, attempt or
- * status, or @src_nic == @dst_nic), -ENOENT (attempt 1 before 0), -ENOMEM.
+ * the sweep's probe, 1 .. RCK_MESH_RETEST_MAX the retests, in order.
+ * Recording an attempt already there replaces it (and its counters); a new
+ * attempt must be the next one (rck_mesh_cell_attempts()). *@cell (may be
+ * NULL) gets the cell's index. Returns 0, -EINVAL (bad NIC, test, attempt
+ * or status, or @src_nic == @dst_nic), -ENOENT (an attempt past the next,
+ * or a retest before attempt 0), -ENOMEM.
  */
 int rck_mesh_set_result(struct rck_mesh *m, enum rck_mesh_test test, unsigned int src_nic,
 			unsigned int dst_nic, unsigned int attempt,
@@ -259,7 +265,7 @@ int rck_mesh_find_cell(const struct rck_mesh *m, enum rck_mesh_test test, unsign
 /** What cell @cell is; any out pointer may be NULL. 0 or -EINVAL. */
 int rck_mesh_cell(const struct rck_mesh *m, unsigned int cell, enum rck_mesh_test *test,
 		  unsigned int *src_nic, unsigned int *dst_nic);
-/** 1, or 2 when the cell was retested. 0 for a bad @cell. */
+/** 1 + the retests recorded (at most 1 + RCK_MESH_RETEST_MAX). 0 for a bad @cell. */
 unsigned int rck_mesh_cell_attempts(const struct rck_mesh *m, unsigned int cell);
 /** Outcome of @attempt (@meas->size set by the caller; reason owned by @m).
  * Returns 0, -EINVAL, -ENOENT (no such attempt). */
@@ -279,7 +285,8 @@ int rck_mesh_cell_counter(const struct rck_mesh *m, unsigned int cell, unsigned 
  * collected)}],"probes":[{"test","src","dst","attempts","result":{"status",
  * "gbps","lat_p50_us","lat_p99_us","start_s","seconds","reason",
  * "counters":{"src":{name: delta},"dst":{...}}},"retest":null or the
- * same}]}; only nonzero counter deltas are listed, per-priority ones as
+ * same (attempt 1),"later_retests":[the same, attempts 2..] when there are
+ * more}]}; only nonzero counter deltas are listed, per-priority ones as
  * "pfc_rx_pause[3]". Text: hosts and NICs, then one line per probe.
  * Returns 0 or -errno.
  */
@@ -322,6 +329,19 @@ typedef void (*rck_mesh_progress_fn)(void *data, const struct rck_mesh_progress 
  * attempt) suspect, to be probed again alone at the end? */
 typedef bool (*rck_mesh_suspect_fn)(void *data, const struct rck_mesh *m, unsigned int cell);
 
+/**
+ * The caller's retest hook, called after the sweep (and its suspects'
+ * retests alone): write up to @max cells of @m to probe again into @cells
+ * and return how many (0: none, the sweep ends). The coordinator probes
+ * them in rounds of disjoint NIC pairs (no NIC in two probes at once),
+ * appends each result as the cell's next attempt, and calls the hook
+ * again. A probe runs every test of its NIC pair, so each of the pair's
+ * cells gains an attempt. Cells with RCK_MESH_RETEST_MAX retests, or with a
+ * host found dead, are not probed again.
+ */
+typedef unsigned int (*rck_mesh_retest_fn)(void *data, const struct rck_mesh *m, unsigned int *cells,
+					   unsigned int max);
+
 /** Defaults: pattern full, rails same, test bw, RDMA transport, 65536-byte
  * messages, 1000 iterations, no total deadline. 0 or -ENOMEM. */
 int rck_mesh_config_new(struct rck_mesh_config **out);
@@ -362,6 +382,10 @@ int rck_mesh_config_set_dcb(struct rck_mesh_config *c, bool collect);
 int rck_mesh_config_set_deadline(struct rck_mesh_config *c, double seconds);
 void rck_mesh_config_set_progress(struct rck_mesh_config *c, rck_mesh_progress_fn fn, void *data);
 void rck_mesh_config_set_suspect(struct rck_mesh_config *c, rck_mesh_suspect_fn fn, void *data);
+/** The retest hook and the most times it is asked for cells (@passes; 0
+ * or a NULL @fn: never). */
+void rck_mesh_config_set_retest(struct rck_mesh_config *c, rck_mesh_retest_fn fn, void *data,
+				unsigned int passes);
 /** Stop a running rck_mesh_run() soon: what has not run is recorded
  * skipped, "cancelled". Thread-safe and async-signal-safe. */
 void rck_mesh_cancel(struct rck_mesh_config *c);
@@ -375,7 +399,8 @@ void rck_mesh_cancel(struct rck_mesh_config *c);
  * timeout, or whose agent goes away or stops answering mid-sweep, is
  * marked unreachable and every probe left with it recorded so; the rest
  * goes on. Every probe records both ends' counter deltas. Suspect cells
- * (the suspect callback) are probed again alone at the end. The caller
+ * (the suspect callback) are probed again alone at the end; then the
+ * retest hook's cells, in rounds (rck_mesh_config_set_retest()). The caller
  * owns *out. Returns 0 with a result whatever the probes' outcomes,
  * -EINVAL (no hosts, fewer than 2, a plan error: logged), -ENOMEM.
  * Not thread-safe on one config, except rck_mesh_cancel().

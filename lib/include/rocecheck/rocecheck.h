@@ -13,6 +13,7 @@
 #include <rocecheck/mesh.h>
 #include <rocecheck/agent.h>
 #include <rocecheck/analysis.h>
+#include <rocecheck/preflight.h>
 #include <rocecheck/heatmap.h>
 #include <rocecheck/sweep.h>
 

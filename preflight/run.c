@@ -1,0 +1,339 @@
+/* rck_preflight_run(): agents through the launcher, the sweep with the
+ * analysis's retests pass after pass, then the verdict. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "preflight_int.h"
+
+static const char *const phase_names[] = {"launch", "sweep", "retest", "analysis", "done"};
+
+RCK_EXPORT const char *rck_preflight_phase_name(enum rck_preflight_phase p)
+{
+	return (unsigned int)p < RCK_ARRAY_SIZE(phase_names) ? phase_names[p] : NULL;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+struct run {
+	struct rck_preflight_config *c;
+	const char **names;    /* the hosts, then the spares not among them */
+	unsigned int n_names;
+	struct rck_mesh_config *mc;
+	double t0, analysis_s;
+	unsigned int passes;
+	enum rck_preflight_phase phase;
+};
+
+static void report_progress(struct run *r, const struct rck_mesh_progress *mp)
+{
+	struct rck_preflight_progress p = {.size = sizeof(p), .phase = r->phase};
+
+	/* A cancel that raced with the sweep's start reaches it here. */
+	if (atomic_load(&r->c->cancel))
+		rck_mesh_cancel(r->mc);
+	if (!r->c->progress)
+		return;
+	if (mp) {
+		p.done = mp->done;
+		p.total = mp->total;
+		p.hosts_down = mp->hosts_down;
+	}
+	p.elapsed_s = now_s() - r->t0;
+	r->c->progress(r->c->progress_data, &p);
+}
+
+static void on_probe(void *data, const struct rck_mesh_progress *mp)
+{
+	report_progress(data, mp);
+}
+
+int pf_judge(const struct rck_preflight_config *c, const struct rck_mesh *m, struct rck_report **out)
+{
+	struct rck_thresholds *th = NULL;
+	struct rck_analysis *a = NULL;
+	int rc;
+
+	rc = rck_thresholds_new(&th);
+	for (unsigned int i = 0; !rc && c->th && rck_thresholds_key(i); i++) {
+		double v;
+
+		if (!rck_thresholds_get(c->th, rck_thresholds_key(i), &v))
+			rck_thresholds_set(th, rck_thresholds_key(i), v);
+	}
+	if (!rc && c->expect_rate > 0)
+		rc = rck_thresholds_set(th, "expect_rate_gbps", c->expect_rate);
+	if (!rc)
+		rc = rck_analysis_new(th, &a);
+	if (!rc)
+		rc = rck_analysis_add_mesh(a, m);
+	if (!rc)
+		rc = rck_analysis_run(a, out);
+	rck_analysis_free(a);
+	rck_thresholds_free(th);
+	return rc;
+}
+
+/* The mesh's retest hook: the analysis of what was measured so far names
+ * the links still undecided (NIC numbers are the mesh's). */
+static unsigned int retest_hook(void *data, const struct rck_mesh *m, unsigned int *cells, unsigned int max)
+{
+	struct run *r = data;
+	struct rck_report *rep = NULL;
+	double t = now_s();
+	unsigned int n = 0;
+
+	if (atomic_load(&r->c->cancel) || pf_judge(r->c, m, &rep)) {
+		rck_report_free(rep);
+		return 0;
+	}
+	for (unsigned int i = 0; i < rck_report_retest_count(rep) && n < max; i++) {
+		enum rck_link_test test;
+		unsigned int src, dst, cell;
+
+		if (!rck_report_retest(rep, i, &test, &src, &dst) &&
+		    !rck_mesh_find_cell(m, test == RCK_LINK_TEST_BW ? RCK_MESH_TEST_BW : RCK_MESH_TEST_LAT,
+					src, dst, &cell))
+			cells[n++] = cell;
+	}
+	rck_report_free(rep);
+	r->analysis_s += now_s() - t;
+	if (n) {
+		r->passes++;
+		r->phase = RCK_PREFLIGHT_RETEST;
+		report_progress(r, NULL);
+	}
+	return n;
+}
+
+/* "NAME:PORT" (one colon, digits after it) names an agent on another port. */
+static int add_agent(struct rck_mesh_config *mc, const char *name)
+{
+	const char *colon = strchr(name, ':');
+	char addr[RCK_HOST_NAME_MAX + 1], *end;
+	unsigned long port;
+
+	if (colon && !strchr(colon + 1, ':') && colon[1] >= '0' && colon[1] <= '9') {
+		port = strtoul(colon + 1, &end, 10);
+		if (!*end && port >= 1 && port <= 65535) {
+			snprintf(addr, sizeof(addr), "%.*s", (int)(colon - name), name);
+			return rck_mesh_config_add_host(mc, name, addr, (unsigned int)port, NULL, 0);
+		}
+	}
+	return rck_mesh_config_add_host(mc, name, NULL, 0, NULL, 0);
+}
+
+/* The hosts, then the spares not among them: the sweep's hosts. */
+static int all_names(struct run *r)
+{
+	const struct rck_preflight_config *c = r->c;
+	unsigned int n = rck_hostlist_count(c->hl), ns = rck_hostlist_count(c->spares);
+
+	r->names = calloc(n + ns + 1, sizeof(*r->names));
+	if (!r->names)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < n; i++)
+		r->names[r->n_names++] = rck_hostlist_get(c->hl, i);
+	for (unsigned int i = 0; i < ns; i++) {
+		const char *s = rck_hostlist_get(c->spares, i);
+		bool dup = false;
+
+		for (unsigned int k = 0; k < n && !dup; k++)
+			dup = !strcmp(s, r->names[k]);
+		if (!dup)
+			r->names[r->n_names++] = s;
+	}
+	return 0;
+}
+
+/* Agents started through the launcher: each host with its port and token. */
+static int launch_agents(struct rck_ctx *ctx, const struct run *r, struct rck_launch **out)
+{
+	struct rck_launch_opts o;
+	int rc;
+
+	rck_launch_opts_init(&o);
+	o.launcher = r->c->launcher;
+	o.extra_args = (const char *const *)r->c->extra;
+	rc = rck_launch_new(ctx, &o, r->names, r->n_names, out);
+	if (!rc)
+		rc = rck_launch_start(*out);
+	return rc;
+}
+
+static int mesh_config(struct rck_preflight_config *c, const struct rck_launch *l, struct run *r,
+		       struct rck_mesh_config **out)
+{
+	struct rck_mesh_config *mc;
+	int rc = rck_mesh_config_new(&mc);
+
+	if (rc)
+		return rc;
+	for (unsigned int i = 0; !rc && i < r->n_names; i++) {
+		const char *tok = l ? rck_launch_host_token(l, i) : NULL;
+
+		/* A host the launcher could not start is still swept, unreachable. */
+		if (l)
+			rc = rck_mesh_config_add_host(mc, rck_launch_host(l, i), NULL,
+						      tok ? rck_launch_host_port(l, i) : 0,
+						      (const uint8_t *)tok, tok ? strlen(tok) : 0);
+		else
+			rc = add_agent(mc, r->names[i]);
+	}
+	if (!rc && c->key_len)
+		rc = rck_mesh_config_set_key(mc, c->key, c->key_len);
+	if (!rc)
+		rc = rck_mesh_config_set_pattern(mc, c->quick ? "quick" : "full", NULL, 0, NULL);
+	if (!rc)
+		rc = rck_mesh_config_set_rails(mc, c->rails);
+	if (!rc)
+		rc = rck_mesh_config_set_tests(mc, c->tests);
+	/* Every host's DCB state, for the cross-host lint (PFC, trust, DSCP map). */
+	if (!rc)
+		rc = rck_mesh_config_set_dcb(mc, true);
+	if (!rc)
+		rc = rck_mesh_config_set_probe(mc, c->transport, c->size, c->iters, c->duration_s);
+	if (!rc && c->deadline_s > 0) {
+		double left = c->deadline_s - (now_s() - r->t0);
+
+		rc = rck_mesh_config_set_deadline(mc, left > 0.001 ? left : 0.001);
+	}
+	if (rc) {
+		rck_mesh_config_free(mc);
+		return rc;
+	}
+	rck_mesh_config_set_progress(mc, on_probe, r);
+	rck_mesh_config_set_retest(mc, c->passes ? retest_hook : NULL, r, c->passes);
+	*out = mc;
+	return 0;
+}
+
+/* Hosts the sweep found unreachable get the launcher's reason, if it had one. */
+static void launcher_reasons(const struct rck_launch *l, struct rck_mesh *m)
+{
+	for (size_t i = 0; l && i < rck_launch_host_count(l); i++) {
+		const char *why = rck_launch_host_reason(l, i);
+		unsigned int h;
+
+		if (why && !rck_mesh_find_host(m, rck_launch_host(l, i), &h) && rck_mesh_host_unreachable(m, h))
+			rck_mesh_host_set_unreachable(m, h, why);
+	}
+}
+
+static void count(const struct rck_mesh *m, struct rck_preflight_timings *t)
+{
+	t->hosts = rck_mesh_host_count(m);
+	t->probes = rck_mesh_cell_count(m);
+	t->retests = 0;
+	for (unsigned int i = 0; i < t->probes; i++)
+		t->retests += rck_mesh_cell_attempts(m, i) - 1;
+}
+
+RCK_EXPORT int rck_preflight_run(struct rck_ctx *ctx, struct rck_preflight_config *c, struct rck_preflight **out)
+{
+	struct rck_preflight_timings t = {.size = sizeof(t)};
+	struct run r = {.c = c, .phase = RCK_PREFLIGHT_LAUNCH};
+	struct rck_launch *l = NULL;
+	struct rck_mesh *m = NULL;
+	struct rck_report *rep = NULL;
+	double t1;
+	int rc;
+
+	if (!ctx || !c || !out)
+		return -EINVAL;
+	if (rck_hostlist_count(c->hl) < 2) {
+		rck_err(ctx, "preflight: needs at least 2 hosts");
+		return -EINVAL;
+	}
+	atomic_store(&c->cancel, 0);
+	r.t0 = now_s();
+	if (all_names(&r))
+		return -ENOMEM;
+	if (strcmp(c->launcher, "none")) {
+		report_progress(&r, NULL);
+		rc = launch_agents(ctx, &r, &l);
+		if (rc) {
+			rck_err(ctx, "preflight: launcher %s: %s", c->launcher, strerror(-rc));
+			rck_launch_free(l);
+			free(r.names);
+			return rc;
+		}
+	}
+	t.launch_s = now_s() - r.t0;
+	rc = mesh_config(c, l, &r, &r.mc);
+	if (!rc && atomic_load(&c->cancel))
+		rc = -ECANCELED;
+	if (!rc) {
+		r.phase = RCK_PREFLIGHT_SWEEP;
+		report_progress(&r, NULL);
+		atomic_store(&c->running, r.mc);
+		t1 = now_s();
+		rc = rck_mesh_run(ctx, r.mc, &m);
+		atomic_store(&c->running, NULL);
+		t.sweep_s = now_s() - t1;
+	}
+	/* The agents' work is done: stop them before judging. */
+	if (l) {
+		rck_launch_stop(l);
+		if (m)
+			launcher_reasons(l, m);
+	}
+	rck_launch_free(l);
+	rck_mesh_config_free(r.mc);
+	r.mc = NULL;
+	free(r.names);
+	if (!rc) {
+		r.phase = RCK_PREFLIGHT_ANALYSIS;
+		report_progress(&r, NULL);
+		t1 = now_s();
+		rc = pf_judge(c, m, &rep);
+		r.analysis_s += now_s() - t1;
+	}
+	if (!rc) {
+		count(m, &t);
+		t.passes = r.passes;
+		t.analysis_s = r.analysis_s;
+		t.total_s = now_s() - r.t0;
+		rc = pf_result(m, rep, &t, c->spares, out);
+	}
+	if (rc) {
+		rck_report_free(rep);
+		rck_mesh_free(m);
+		return rc;
+	}
+	r.phase = RCK_PREFLIGHT_DONE;
+	report_progress(&r, NULL);
+	return 0;
+}
+
+RCK_EXPORT int rck_preflight_from_mesh(const struct rck_preflight_config *c, struct rck_mesh *m,
+				       struct rck_preflight **out)
+{
+	struct rck_preflight_timings t = {.size = sizeof(t)};
+	struct rck_mesh_info info = {.size = sizeof(info)};
+	struct rck_report *rep = NULL;
+	double t0 = now_s();
+	int rc;
+
+	if (!c || !m || !out)
+		return -EINVAL;
+	rc = pf_judge(c, m, &rep);
+	if (rc)
+		return rc;
+	count(m, &t);
+	t.analysis_s = now_s() - t0;
+	if (!rck_mesh_get_info(m, &info))
+		t.sweep_s = t.total_s = info.seconds;
+	rc = pf_result(m, rep, &t, c->spares, out);
+	if (rc)
+		rck_report_free(rep);
+	return rc;
+}
