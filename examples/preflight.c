@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,33 +35,56 @@ static void on_log(void *data, int priority, const char *msg)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: preflight-example [--launcher L] [--key-file F] [--tcp] "
-			"[--spares LIST] [--timeout MS] HOSTS\n");
+	fprintf(stderr, "usage: preflight-example [--launcher L] [--key-file F] [--config F] [--tcp] "
+			"[--size B] [--iters N] [--spares LIST] [--timeout MS] HOSTS\n");
 	return 2;
+}
+
+static int load_key(struct rck_preflight_config *c, const char *path, char *err, size_t errlen)
+{
+	uint8_t key[512];
+	size_t len;
+	int rc = rck_key_load(path, key, sizeof(key), &len, err, errlen);
+
+	return rc ? rc : rck_preflight_config_set_key(c, key, len);
 }
 
 /* Options into the config; 0, or 2 after one line on stderr. */
 static int configure(struct rck_preflight_config *c, struct rck_ctx *ctx, int argc, char **argv)
 {
-	const char *hosts = NULL;
+	enum rck_probe_transport transport = RCK_PROBE_TRANSPORT_RDMA;
+	unsigned long size = 65536, iters = 100;
+	const char *hosts = NULL, *env_key;
+	bool key_file = false;
 	char err[256] = "";
+	int rc;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		int rc = 0;
 
+		rc = 0;
 		if (!strcmp(a, "--tcp")) {
-			rc = rck_preflight_config_set_probe(c, RCK_PROBE_TRANSPORT_TCP, 4096, 20, 0);
+			transport = RCK_PROBE_TRANSPORT_TCP;
+		} else if (!strcmp(a, "--size") && v) {
+			size = strtoul(argv[++i], NULL, 10);
+		} else if (!strcmp(a, "--iters") && v) {
+			iters = strtoul(argv[++i], NULL, 10);
+		} else if (!strcmp(a, "--config") && v) {
+			struct rck_thresholds *th = NULL;
+
+			rc = rck_thresholds_new(&th);
+			if (!rc)
+				rc = rck_thresholds_load(th, v, err, sizeof(err));
+			if (!rc)
+				rc = rck_preflight_config_set_thresholds(c, th);
+			rck_thresholds_free(th);
+			i++;
 		} else if (!strcmp(a, "--launcher") && v) {
 			rc = rck_preflight_config_set_launcher(c, v, NULL);
 			i++;
 		} else if (!strcmp(a, "--key-file") && v) {
-			uint8_t key[512];
-			size_t len;
-
-			rc = rck_key_load(v, key, sizeof(key), &len, err, sizeof(err));
-			if (!rc)
-				rc = rck_preflight_config_set_key(c, key, len);
+			rc = load_key(c, v, err, sizeof(err));
+			key_file = true;
 			i++;
 		} else if (!strcmp(a, "--spares") && v) {
 			rc = rck_preflight_config_add_spares(c, v, err, sizeof(err));
@@ -79,7 +103,20 @@ static int configure(struct rck_preflight_config *c, struct rck_ctx *ctx, int ar
 			return 2;
 		}
 	}
-	return hosts ? 0 : usage();
+	if (!hosts)
+		return usage();
+	/* The library never reads the environment; a program may (as the tool does). */
+	env_key = getenv("ROCECHECK_KEY_FILE");
+	if (!key_file && env_key && *env_key && (rc = load_key(c, env_key, err, sizeof(err)))) {
+		fprintf(stderr, "preflight-example: $ROCECHECK_KEY_FILE: %s\n", err[0] ? err : strerror(-rc));
+		return 2;
+	}
+	rc = rck_preflight_config_set_probe(c, transport, (uint32_t)size, iters, 0);
+	if (rc) {
+		fprintf(stderr, "preflight-example: --size/--iters: %s\n", strerror(-rc));
+		return 2;
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)

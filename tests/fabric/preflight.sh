@@ -13,21 +13,7 @@ lab_up preflight 4 --agents
 say "boot of 4 nodes with agents: $BOOT_SECS s"
 RCK=${ROCECHECK_BUILD_DIR:?}/tools/rocecheck
 tmp=$(mktemp -d)
-cat >"$tmp/lab.conf" <<'CONF'
-# rxe reports its netdev's line rate; TCG moves a few Mb/s: no absolute floor.
-link_abs_floor = 0
-fabric_centre_floor = 0
-# TCG's noise between probes of one run is tens of percent.
-link_rel_floor = 0.5
-link_latency_factor = 1000
-# rxe under TCG retransmits after spurious timeouts: duplicates, no loss.
-duplicate_min = 1000000000000
-# A spread of ~45% leaves "slow" min_gap sigmas below the centre, past 0:
-# test against the floor itself, with a false alarm bound fit for 12 links.
-link_min_gap = 1
-link_false_alarm = 0.01
-link_retests_max = 4
-CONF
+cp "$HERE/tcg.thresholds" "$tmp/lab.conf"
 
 # preflight NAME ARGS...: JSON in $tmp/NAME.json, text summary from the
 # report file, exit code in $rc. Every run is bounded (--deadline, timeout).

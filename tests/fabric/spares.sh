@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Fabric test: hot spares (issue 13) on 6 guests with agents: 4 job hosts
+# n1-n4 and 2 spares n5, n6; job node n2 and spare n6 rate-limited. The
+# preflight names n2 and proposes n5 for it, never n6; then the example
+# program (examples/preflight.c), built against the installed library with
+# pkg-config only, does the same through the public API.
+
+. "$(dirname "$0")/lib.sh"
+fabric_prereqs
+command -v pkg-config >/dev/null && command -v cc >/dev/null || need "pkg-config or cc missing"
+RCK=${ROCECHECK_BUILD_DIR:?}/tools/rocecheck
+tmp=$(mktemp -d)
+bash "$HERE/../build-example.sh" "$ROCECHECK_BUILD_DIR" "$tmp/example" >"$tmp/build.log" 2>&1 ||
+	fail "example build: $(cat "$tmp/build.log")"
+ok "example built against the installed library"
+lab_up spares 6 --agents
+say "boot of 6 nodes with agents: $BOOT_SECS s"
+cp "$HERE/tcg.thresholds" "$tmp/lab.conf"
+"$ROCELAB" impair n2 rate=5mbit >/dev/null || fail "impair n2"
+"$ROCELAB" impair n6 rate=5mbit >/dev/null || fail "impair n6"
+
+# run NAME PROGRAM ARGS...: hosts n1-n4, spares n5,n6 (addresses from
+# ROCELAB_NODES); stdout in $tmp/NAME.txt, exit code in $rc; bounded.
+run() {
+	local name=$1 t
+	shift
+	t=$(date +%s%N)
+	# The command line is split into words on purpose (no blanks in its paths).
+	timeout 400 "$ROCELAB" host -- sh -c '
+		hosts=$(echo "$ROCELAB_NODES" | cut -d, -f1-4)
+		spares=$(echo "$ROCELAB_NODES" | cut -d, -f5-6)
+		exec $0 --spares "$spares" "$hosts"' "$*" \
+		>"$tmp/$name.txt" 2>"$tmp/$name.err"
+	rc=$?
+	say "$name: exit $rc in $(since "$t") s: $(head -1 "$tmp/$name.txt")"
+}
+addr() { "$ROCELAB" host -- sh -c "echo \"\$ROCELAB_NODES\" | cut -d, -f$1"; }
+n2=$(addr 2) n5=$(addr 5) n6=$(addr 6)
+[ -n "$n2" ] && [ -n "$n5" ] && [ -n "$n6" ] || fail "no node addresses"
+
+run tool "$RCK -t 20000 preflight --config $tmp/lab.conf --size 65536 --iters 10 --retest-passes 4 --deadline 300 -j"
+[ "$rc" = 1 ] || fail "preflight with spares: exit $rc, want 1: $(cat "$tmp/tool.err")"
+python3 - "$tmp/tool.txt" "$n2" "$n5" "$n6" <<'PY' || { sed 's/^/  | /' "$tmp/tool.txt" | cut -c1-300 | head -40; fail "preflight with spares: wrong plan"; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+n2, n5, n6 = sys.argv[2:5]
+plan = [(r["host"], r["spare"]) for r in d["replacements"]]
+bad = [b["host"] for b in d["bad_hosts"]]
+spares = {s["host"]: s["healthy"] for s in d["spares"]}
+print("plan", plan, "bad", bad, "spares", spares)
+assert n2 in bad, "n2 not a bad host"
+assert plan == [(n2, n5)], "plan is not n2 -> n5"
+assert spares.get(n5) is True and spares.get(n6) is False, "spare health"
+PY
+ok "rocecheck preflight --spares: n2 degraded, replaced by n5; n6 (degraded spare) not proposed"
+
+run example "$tmp/example/run --config $tmp/lab.conf --size 65536 --iters 10 --timeout 20000"
+[ "$rc" = 1 ] || fail "example: exit $rc, want 1: $(cat "$tmp/example.txt" "$tmp/example.err")"
+grep -qx "replace: $n2 with $n5" "$tmp/example.txt" || fail "example: no 'replace: $n2 with $n5': $(cat "$tmp/example.txt")"
+grep -q "^drain: $n2: rocecheck: " "$tmp/example.txt" || fail "example: n2 not drained"
+grep -q "replace: .* with $n6" "$tmp/example.txt" && fail "example: degraded spare n6 proposed"
+grep -q '^progress: sweep ' "$tmp/example.err" || fail "example: no progress callback"
+ok "example program (installed library): verdict degraded, replace n2 with n5, $(grep -c '^progress' "$tmp/example.err") progress lines"
+rm -rf "$tmp"
