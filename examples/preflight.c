@@ -42,7 +42,7 @@ static int usage(void)
 
 static int load_key(struct rck_preflight_config *c, const char *path, char *err, size_t errlen)
 {
-	uint8_t key[512];
+	uint8_t key[RCK_KEY_MAX];
 	size_t len;
 	int rc = rck_key_load(path, key, sizeof(key), &len, err, errlen);
 

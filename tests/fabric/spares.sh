@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Fabric test: hot spares (issue 13) on 6 guests with agents: 4 job hosts
 # n1-n4 and 2 spares n5, n6; job node n2 and spare n6 rate-limited. The
-# preflight names n2 and proposes n5 for it, never n6; then the example
+# preflight names n2 and proposes n5 for it, never n6. Then the example
 # program (examples/preflight.c), built against the installed library with
-# pkg-config only, does the same through the public API.
+# pkg-config only, runs a preflight through the public API on the healed lab.
 
 . "$(dirname "$0")/lib.sh"
 fabric_prereqs
@@ -19,26 +19,29 @@ cp "$HERE/tcg.thresholds" "$tmp/lab.conf"
 "$ROCELAB" impair n2 rate=5mbit >/dev/null || fail "impair n2"
 "$ROCELAB" impair n6 rate=5mbit >/dev/null || fail "impair n6"
 
-# run NAME PROGRAM ARGS...: hosts n1-n4, spares n5,n6 (addresses from
-# ROCELAB_NODES); stdout in $tmp/NAME.txt, exit code in $rc; bounded.
+# run NAME HOSTS_OPTION PROGRAM-AND-ARGS: hosts n1-n4 (after HOSTS_OPTION, or
+# as the last word when it is "-"), spares n5,n6, from ROCELAB_NODES
+# (blank-separated); stdout in $tmp/NAME.txt, exit code in $rc; bounded.
 run() {
-	local name=$1 t
-	shift
+	local name=$1 hopt=$2 t
+	shift 2
 	t=$(date +%s%N)
 	# The command line is split into words on purpose (no blanks in its paths).
 	timeout 400 "$ROCELAB" host -- sh -c '
-		hosts=$(echo "$ROCELAB_NODES" | cut -d, -f1-4)
-		spares=$(echo "$ROCELAB_NODES" | cut -d, -f5-6)
-		exec $0 --spares "$spares" "$hosts"' "$*" \
+		hopt=$0 prog=$1
+		set -- $ROCELAB_NODES
+		hosts=$1,$2,$3,$4 spares=$5,$6
+		if [ "$hopt" = - ]; then exec $prog --spares "$spares" "$hosts"; fi
+		exec $prog --spares "$spares" "$hopt" "$hosts"' "$hopt" "$*" \
 		>"$tmp/$name.txt" 2>"$tmp/$name.err"
 	rc=$?
-	say "$name: exit $rc in $(since "$t") s: $(head -1 "$tmp/$name.txt")"
+	say "$name: exit $rc in $(since "$t") s: $(head -c 120 "$tmp/$name.txt" | head -1)"
 }
-addr() { "$ROCELAB" host -- sh -c "echo \"\$ROCELAB_NODES\" | cut -d, -f$1"; }
+addr() { "$ROCELAB" host -- sh -c "set -- \$ROCELAB_NODES; eval echo \\\${$1}"; }
 n2=$(addr 2) n5=$(addr 5) n6=$(addr 6)
 [ -n "$n2" ] && [ -n "$n5" ] && [ -n "$n6" ] || fail "no node addresses"
 
-run tool "$RCK -t 20000 preflight --config $tmp/lab.conf --size 65536 --iters 10 --retest-passes 4 --deadline 300 -j"
+run tool --hosts "$RCK -t 20000 preflight --config $tmp/lab.conf --size 65536 --iters 10 --retest-passes 4 --deadline 300 -j"
 [ "$rc" = 1 ] || fail "preflight with spares: exit $rc, want 1: $(cat "$tmp/tool.err")"
 python3 - "$tmp/tool.txt" "$n2" "$n5" "$n6" <<'PY' || { sed 's/^/  | /' "$tmp/tool.txt" | cut -c1-300 | head -40; fail "preflight with spares: wrong plan"; }
 import json, sys
@@ -54,11 +57,13 @@ assert spares.get(n5) is True and spares.get(n6) is False, "spare health"
 PY
 ok "rocecheck preflight --spares: n2 degraded, replaced by n5; n6 (degraded spare) not proposed"
 
-run example "$tmp/example/run --config $tmp/lab.conf --size 65536 --iters 10 --timeout 20000"
-[ "$rc" = 1 ] || fail "example: exit $rc, want 1: $(cat "$tmp/example.txt" "$tmp/example.err")"
-grep -qx "replace: $n2 with $n5" "$tmp/example.txt" || fail "example: no 'replace: $n2 with $n5': $(cat "$tmp/example.txt")"
-grep -q "^drain: $n2: rocecheck: " "$tmp/example.txt" || fail "example: n2 not drained"
-grep -q "replace: .* with $n6" "$tmp/example.txt" && fail "example: degraded spare n6 proposed"
+# The example on the same lab, healthy again: exit 0, no plan needed.
+"$ROCELAB" impair n2 clear >/dev/null && "$ROCELAB" impair n6 clear >/dev/null || fail "impair clear"
+run example - "$tmp/example/run --config $tmp/lab.conf --size 65536 --iters 10 --timeout 20000"
+[ "$rc" = 0 ] || fail "example: exit $rc, want 0: $(cat "$tmp/example.txt" "$tmp/example.err")"
+grep -qx "verdict: healthy" "$tmp/example.txt" || fail "example: not healthy: $(cat "$tmp/example.txt")"
+grep -q "^summary: 6 hosts, 30 probes" "$tmp/example.txt" || fail "example: summary: $(grep summary "$tmp/example.txt")"
+grep -q "^replace: \|^drain: " "$tmp/example.txt" && fail "example: a plan on a healthy fabric"
 grep -q '^progress: sweep ' "$tmp/example.err" || fail "example: no progress callback"
-ok "example program (installed library): verdict degraded, replace n2 with n5, $(grep -c '^progress' "$tmp/example.err") progress lines"
+ok "example program (installed library) on the fabric: verdict healthy, 30 probes, $(grep -c '^progress' "$tmp/example.err") progress lines"
 rm -rf "$tmp"
