@@ -256,18 +256,21 @@ done
 echo "signals during --save: $killed killed, $kept finished first"
 check "some saves were interrupted by the signal" "[ $killed -gt 0 ]"
 
-# The same, deterministically: strace holds the first fsync for 1 s, and the
-# signal comes while the temporary file is complete but not yet renamed.
+# The same, deterministically: strace holds the first fsync for 3 s (long
+# enough for a loaded runner's polling to see the temporary file in time),
+# and the signal comes while that file is complete but not yet renamed.
 if command -v strace >/dev/null; then
 	for sig in TERM INT HUP; do
 		cp "$t/sv-old.json" "$t/sv/snap.json"
-		strace -f -qq -o /dev/null -e trace=fsync -e inject=fsync:delay_enter=1000000:when=1 \
+		strace -f -qq -o /dev/null -e trace=fsync -e inject=fsync:delay_enter=3000000:when=1 \
 			"$rck" --sysfs-root "$fix/mlx5" counters --save "$t/sv/snap.json" >/dev/null 2>&1 &
 		spid=$!
 		tmpf=
+		# A glob, not ls | grep: no process per poll on a loaded runner.
 		for _ in $(seq 1000); do
-			tmpf=$(ls -A "$t/sv" | grep 'tmp\.' | head -n 1)
-			[ -n "$tmpf" ] && break
+			for f in "$t"/sv/.*tmp.*; do
+				[ -e "$f" ] && tmpf=${f##*/} && break 2
+			done
 			sleep 0.02
 		done
 		# The temporary file's name carries the writer's pid.
