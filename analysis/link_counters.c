@@ -212,6 +212,58 @@ out:
 	free(counted);
 }
 
+/* A NIC already found degraded has its links left out of the link checks
+ * (no link findings under a NIC finding), but its probes' counters are the
+ * evidence of why (loss behind a slow NIC): each check that its probes show
+ * becomes a finding on that NIC. @rh, @ch: scratch, one per NIC. */
+static int bad_nic_evidence(const struct rck_analysis *a, struct rck_report *r, const uint8_t *bad,
+			    unsigned int *rh, unsigned int *ch)
+{
+	unsigned int *from = calloc(a->n_nics ? a->n_nics : 1, sizeof(*from));
+	unsigned int *to = calloc(a->n_nics ? a->n_nics : 1, sizeof(*to));
+
+	if (!from || !to) {
+		free(from);
+		free(to);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < a->n_links; i++) {
+		const struct an_link *l = &a->links[i];
+
+		if (l->status == RCK_LINK_OK && l->n_ctr) {
+			from[l->src] += bad[l->src];
+			to[l->dst] += bad[l->dst];
+		}
+	}
+	for (unsigned int c = 0; c < RCK_ARRAY_SIZE(checks); c++) {
+		memset(rh, 0, a->n_nics * sizeof(*rh));
+		memset(ch, 0, a->n_nics * sizeof(*ch));
+		for (size_t i = 0; i < a->n_links; i++) {
+			const struct an_link *l = &a->links[i];
+
+			if (l->status != RCK_LINK_OK || !l->n_ctr || !(bad[l->src] || bad[l->dst]) ||
+			    !eval(a, l, c, NULL))
+				continue;
+			rh[l->src] += bad[l->src];
+			ch[l->dst] += bad[l->dst];
+		}
+		for (unsigned int n = 0; n < a->n_nics; n++) {
+			struct rck_finding *f;
+
+			if (!bad[n] || !(rh[n] + ch[n]))
+				continue;
+			f = an_add_nic(r, a, n, checks[c].code, checks[c].sev,
+				       "%s on %u of %u probes from it and %u of %u to it", checks[c].what,
+				       rh[n], from[n], ch[n], to[n]);
+			an_value(f, "probes_from", rh[n]);
+			an_value(f, "probes_to", ch[n]);
+		}
+	}
+	free(from);
+	free(to);
+	return 0;
+}
+
 void an_check_link_counters(const struct rck_analysis *a, struct rck_report *r, const uint8_t *bad)
 {
 	uint8_t *take = calloc(a->n_links ? a->n_links : 1, 1);
@@ -232,6 +284,8 @@ void an_check_link_counters(const struct rck_analysis *a, struct rck_report *r, 
 	}
 	if (a->incast)
 		incast(a, r, take);
+	if (bad_nic_evidence(a, r, bad, rh, ch))
+		goto oom;
 	if (!any)
 		goto out;
 	if (an_groups_build(a, take, &g))

@@ -648,6 +648,59 @@ static void test_incast(void **state)
 	rck_report_free(r);
 }
 
+/* A NIC found degraded keeps its probes' counters as evidence: loss on the
+ * links of a slow NIC is a finding on that NIC, never on its links. */
+static void test_bad_nic_evidence(void **state)
+{
+	const struct rck_link_counter loss[] = {{RCK_LINK_DST, RCK_CTR_OUT_OF_SEQUENCE, 30}};
+	struct rck_analysis *a;
+	struct rck_report *r;
+	bool nic_loss = false;
+
+	(void)state;
+	/* 8 hosts: n2's 14 links of 56 are slow, not half the fabric. */
+	assert_int_equal(rck_analysis_new(NULL, &a), 0);
+	for (unsigned int h = 0; h < 8; h++) {
+		struct rck_analysis_nic nic = {.size = sizeof(nic), .device = "mlx5_0", .port = 1,
+					       .line_rate_gbps = 100, .counters = ALL_CTRS};
+		char name[16];
+
+		snprintf(name, sizeof(name), "n%u", h);
+		assert_int_equal(rck_analysis_add_host(a, name, NULL, NULL, NULL), 0);
+		assert_int_equal(rck_analysis_add_nic(a, h, &nic, NULL), 0);
+	}
+	for (unsigned int s = 0; s < 8; s++)
+		for (unsigned int d = 0; d < 8; d++) {
+			struct rck_link_sample x = {.size = sizeof(x), .test = RCK_LINK_TEST_BW,
+						    .src_nic = s, .dst_nic = d, .line_rate_gbps = 100};
+
+			if (s == d)
+				continue;
+			x.meas.gbps = (s == 2 || d == 2 ? 48 : 96) + 0.1 * (s + d);
+			x.n_retests = 3;
+			for (unsigned int k = 0; k < 3; k++)
+				x.retest[k] = x.meas;
+			if (s == 2) {
+				x.counters = loss;
+				x.n_counters = 1;
+			}
+			assert_int_equal(rck_analysis_add_links(a, &x, 1), 0);
+		}
+	r = run_small(a);
+	for (unsigned int i = 0; i < rck_report_finding_count(r); i++) {
+		const struct rck_finding *f = rck_report_finding(r, i);
+
+		assert_int_not_equal(rck_finding_entity(f), RCK_ENTITY_LINK);
+		nic_loss |= rck_finding_code(f) == RCK_FINDING_LOSS_ON_LOSSLESS &&
+			    rck_finding_entity(f) == RCK_ENTITY_NIC && !strcmp(rck_finding_host(f), "n2");
+	}
+	if (!nic_loss || !has_finding(r, RCK_FINDING_NIC_DEGRADED, "mlx5_0/1"))
+		dump(r);
+	assert_true(has_finding(r, RCK_FINDING_NIC_DEGRADED, "mlx5_0/1"));
+	assert_true(nic_loss);
+	rck_report_free(r);
+}
+
 /* A 4-host fabric where link 0 -> 1 (bw) and 0 -> 2 (lat) are slow, with
  * the given retests. */
 static struct rck_report *retested(const struct rck_link_meas *bw_rt, unsigned int n_bw,
@@ -836,6 +889,7 @@ int main(void)
 		cmocka_unit_test(test_lint),
 		cmocka_unit_test(test_link_counters),
 		cmocka_unit_test(test_incast),
+		cmocka_unit_test(test_bad_nic_evidence),
 		cmocka_unit_test(test_retests),
 		cmocka_unit_test(test_unreachable),
 		cmocka_unit_test(test_empty),
