@@ -58,12 +58,26 @@ static void describe(const struct rck_finding *f, char *buf, size_t len)
 	}
 }
 
+static bool str_eq(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* Do @f and @g name the same host, NIC or link? */
+static bool same_entity(const struct rck_finding *f, const struct rck_finding *g)
+{
+	return rck_finding_entity(f) == rck_finding_entity(g) && str_eq(rck_finding_host(f), rck_finding_host(g)) &&
+	       str_eq(rck_finding_nic(f), rck_finding_nic(g)) &&
+	       str_eq(rck_finding_peer_host(f), rck_finding_peer_host(g)) &&
+	       str_eq(rck_finding_peer_nic(f), rck_finding_peer_nic(g));
+}
+
 static char *summary(const struct rck_mesh *m, const struct rck_report *r,
 		     const struct rck_preflight_timings *t)
 {
 	struct rck_report_links st = {.size = sizeof(st)};
 	const struct rck_finding *top = NULL;
-	unsigned int n = 0;
+	unsigned int n = 0, findings = 0;
 	bool same = true;
 	char what[600], median[64] = "", *out = NULL;
 
@@ -78,7 +92,17 @@ static char *summary(const struct rck_mesh *m, const struct rck_report *r,
 		if (!top)
 			top = f;
 		same &= rck_finding_entity(f) == rck_finding_entity(top);
-		n++;
+		findings++;
+		/* Count parts, not findings: a slow NIC that also lost packets is
+		 * one degraded NIC. */
+		bool seen = false;
+
+		for (unsigned int j = 0; j < i && !seen; j++) {
+			const struct rck_finding *g = rck_report_finding(r, j);
+
+			seen = bad_sev(g) && same_entity(f, g);
+		}
+		n += !seen;
 	}
 	if (rck_report_verdict(r) == RCK_VERDICT_ERROR) {
 		snprintf(what, sizeof(what), "could not judge: %s",
@@ -91,7 +115,7 @@ static char *summary(const struct rck_mesh *m, const struct rck_report *r,
 		describe(top, one, sizeof(one));
 		snprintf(what, sizeof(what), "%u degraded %s: %s%s", n,
 			 same ? noun(rck_finding_entity(top), n > 1) : (n > 1 ? "findings" : "finding"), one,
-			 n > 1 ? " and more" : "");
+			 n > 1 ? " and more" : findings > 1 ? " and more findings" : "");
 	}
 	if (asprintf(&out, "%u hosts, %u probes in %.*f s, %s%s", rck_mesh_host_count(m), t->probes,
 		     t->total_s < 10 ? 1 : 0, t->total_s, what, median) < 0)
