@@ -9,7 +9,7 @@ trap 'rm -rf "$out"' EXIT
 bash "$(dirname "$0")/build-example.sh" "$build" "$out" || exit 1
 # The launcher starts the built tool's `agent --once` as each "host".
 export PATH="$build/tools:$PATH"
-timeout 120 "$out/run" --tcp --timeout 20000 --launcher 'env H={host} {cmd}' \
+timeout 120 "$out/run" --tcp --size 4096 --iters 20 --timeout 20000 --launcher 'env H={host} {cmd}' \
 	127.0.0.1,127.0.0.2,127.0.0.3 >"$out/stdout" 2>"$out/stderr"
 rc=$?
 fail() { echo "FAIL: $*"; sed 's/^/  | /' "$out/stdout" "$out/stderr"; exit 1; }

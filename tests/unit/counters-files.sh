@@ -212,6 +212,10 @@ check "--save to a FIFO: refused (exit 1, got $rc) at once" "[ $rc -eq 1 ] && [ 
 # Job control: background jobs get SIGINT as a terminal's would (a shell
 # without it starts them with SIGINT ignored, and ignored it stays).
 set -m
+# A run under nohup (or any parent ignoring SIGHUP) passes the ignored
+# signal on, and rocecheck rightly keeps it ignored: the saves below get
+# the default dispositions back (coreutils env --default-signal).
+dfl=(env --default-signal=HUP,INT,TERM)
 # Signals are about timing, not memory: not under valgrind (which runs this
 # script's own shell too, too slowly to aim a signal).
 if [ -z "$wrap" ]; then
@@ -234,7 +238,7 @@ for d in 0 0.005 0.01 0.015 0.02 0.025 0.03 0.035 0.04 0.045 0.05 0.055 0.06 0.0
 	sigs=(TERM INT HUP)
 	sig=${sigs[i % 3]}
 	i=$((i + 1))
-	"$rck" --sysfs-root "$t/slow" counters --save "$t/sv/snap.json" >/dev/null 2>&1 &
+	"${dfl[@]}" "$rck" --sysfs-root "$t/slow" counters --save "$t/sv/snap.json" >/dev/null 2>&1 &
 	pid=$!
 	sleep "$d"
 	kill -s "$sig" "$pid" 2>/dev/null
@@ -263,7 +267,7 @@ if command -v strace >/dev/null; then
 	for sig in TERM INT HUP; do
 		cp "$t/sv-old.json" "$t/sv/snap.json"
 		strace -f -qq -o /dev/null -e trace=fsync -e inject=fsync:delay_enter=3000000:when=1 \
-			"$rck" --sysfs-root "$fix/mlx5" counters --save "$t/sv/snap.json" >/dev/null 2>&1 &
+			"${dfl[@]}" "$rck" --sysfs-root "$fix/mlx5" counters --save "$t/sv/snap.json" >/dev/null 2>&1 &
 		spid=$!
 		tmpf=
 		# A glob, not ls | grep: no process per poll on a loaded runner.
