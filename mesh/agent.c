@@ -22,6 +22,7 @@
 #include "../probes/sock.h"
 #include "agent_proto.h"
 #include "agent_srv.h"
+#include "agent_tasks.h"
 
 #define SLICE_MS 100
 #define BUSY_SEND_NS 200000000ull
@@ -54,6 +55,7 @@ struct session {
 	pthread_mutex_t wlock;
 	struct worker *w;
 	unsigned int n_w;
+	struct agent_tasks *tasks; /* the delegated schedule, once a PLAN came */
 	struct ag_msg *msg; /* scratch of the main thread */
 	uint8_t *out;       /* scratch of the main thread's replies */
 };
@@ -166,6 +168,21 @@ static int send_reply(struct session *s, uint16_t type, const uint8_t *buf, size
 	return rc;
 }
 
+static int raw_send(void *arg, uint16_t type, const uint8_t *buf, size_t len)
+{
+	return send_reply(arg, type, buf, len);
+}
+
+/* The delegated schedule's requests (agent_tasks.c). */
+static int handle_tasks(struct session *s, const struct wire_frame *f)
+{
+	int rc;
+
+	if (!s->tasks && (rc = agent_tasks_new(s->a->ctx, &s->a->o, raw_send, s, &s->tasks)))
+		return rc;
+	return agent_tasks_frame(s->tasks, f->h.type, f->payload, f->h.length, s->peer);
+}
+
 static int reply(struct session *s, const struct ag_msg *m, uint8_t *buf)
 {
 	size_t len;
@@ -267,7 +284,11 @@ static int handle(struct session *s, const struct wire_frame *f)
 {
 	struct ag_msg *m = s->msg;
 	struct ag_msg *req;
-	int rc = ag_decode(f->h.type, f->payload, f->h.length, m);
+	int rc;
+
+	if (f->h.type >= AG_PLAN && f->h.type <= AG_TASK_TYPE_MAX)
+		return handle_tasks(s, f);
+	rc = ag_decode(f->h.type, f->payload, f->h.length, m);
 
 	if (rc || f->h.type == AG_ERROR || f->h.type == AG_HOST || f->h.type == AG_COUNTERS ||
 	    f->h.type == AG_SERVING || f->h.type == AG_SERVED || f->h.type == AG_RESULT ||
@@ -387,7 +408,9 @@ static void session_loop(struct session *s)
 				 o->request_s);
 			break;
 		}
-		if (running(s))
+		if (s->tasks && agent_tasks_tick(s->tasks))
+			break;
+		if (running(s) || (s->tasks && agent_tasks_busy(s->tasks)))
 			last = now;
 		else if (now - last > (uint64_t)(o->idle_s * 1e9)) {
 			rck_info(s->a->ctx, "agent: %s: idle for %.0f s, closing", s->peer, o->idle_s);
@@ -396,6 +419,8 @@ static void session_loop(struct session *s)
 	}
 	/* Workers end within their probes' deadlines; they may still reply. */
 	reap(s, true);
+	agent_tasks_free(s->tasks);
+	s->tasks = NULL;
 	wire_frame_free(&f);
 }
 

@@ -21,75 +21,9 @@
 
 #include "agent_proto.h"
 #include "coord.h"
+#include "coord_sweep.h"
 #include "retest.h"
 #include "sched.h"
-
-#define SLICE_MS 50
-#define CLOSE_NS 200000000ull
-#define INBUF 65536
-
-enum hstate { H_CONNECTING, H_CHALLENGE, H_AUTH_OK, H_DESCRIBE, H_DCB, H_READY, H_DEAD };
-
-struct host {
-	const struct coord_host *cfg;
-	const uint8_t *key;
-	size_t key_len;
-	int fd;
-	enum hstate st;
-	struct wire_frame fr;
-	uint8_t *out;
-	size_t out_len, out_off, out_cap;
-	uint8_t sn[WIRE_NONCE_LEN], cn[WIRE_NONCE_LEN];
-	unsigned int first_nic, n_nics;
-	char (*nic_addr)[64];
-	uint32_t armed;        /* epoll events registered */
-	bool dirty;            /* on the flush list */
-};
-
-/* A running task: one directed probe, test after test. */
-struct rtask {
-	uint32_t run_pos;      /* index in run_list while running */
-	bool running, retest;
-	uint8_t test_i;        /* index into the sweep's tests */
-	bool got_serving, got_result, got_served;
-	uint64_t deadline;
-	uint64_t started;
-	/* The source's RESULT (or ERROR) when it came before the SERVED, from
-	 * the sweep's pool; when it comes last it is recorded without a copy. */
-	struct ag_msg *res;
-};
-
-struct sweep {
-	struct rck_ctx *ctx;
-	struct rck_mesh_config *c;
-	struct rck_mesh *m;
-	struct host *h;
-	size_t n_h;
-	struct mesh_plan *plan;
-	struct mesh_sched *sched;
-	struct rtask *rt;
-	uint32_t *unit_left;   /* tasks of a unit not finished */
-	uint32_t *task_unit;
-	uint32_t *run_list;    /* running tasks, in no order */
-	uint32_t n_run;
-	uint64_t next_check;
-	enum rck_mesh_test tests[RCK_MESH_TEST_COUNT];
-	unsigned int n_tests;
-	unsigned int done, total, down;
-	uint64_t t0;
-	unsigned int timeout_ms;
-	size_t settled;        /* hosts READY or DEAD, while meeting them */
-	struct ag_msg **pool;  /* stashed results free for reuse */
-	size_t n_pool;
-	struct ag_msg *msg;    /* scratch */
-	uint8_t *buf;          /* scratch, AG_MAX_PAYLOAD */
-	int ep;                /* epoll: every connection, events by host index */
-	uint8_t *in;           /* INBUF bytes read at once from one connection */
-	uint32_t *dirty;       /* hosts with output queued since the last flush */
-	size_t n_dirty;
-	bool in_rounds;        /* retest rounds: tasks run outside the scheduler */
-	uint32_t round_left;   /* tasks of the current round not finished */
-};
 
 static double secs(uint64_t ns)
 {
@@ -97,7 +31,7 @@ static double secs(uint64_t ns)
 }
 
 /* Queue one frame for @h; it leaves on POLLOUT. */
-static int queue(struct sweep *s, struct host *h, uint16_t type, const uint8_t *p, size_t len)
+int coord_queue(struct sweep *s, struct host *h, uint16_t type, const uint8_t *p, size_t len)
 {
 	size_t need = h->out_len + WIRE_HDR_LEN + len;
 
@@ -125,7 +59,7 @@ static int send_msg(struct sweep *s, struct host *h, const struct ag_msg *m)
 	size_t len;
 	int rc = ag_encode(m, s->buf, AG_MAX_PAYLOAD, &len);
 
-	return rc ? rc : queue(s, h, m->type, s->buf, len);
+	return rc ? rc : coord_queue(s, h, m->type, s->buf, len);
 }
 
 static int flush(struct host *h)
@@ -195,13 +129,13 @@ static int set_running(struct sweep *s, uint32_t t, bool on)
 	return 0;
 }
 
-static uint32_t host_of(const struct sweep *s, uint32_t nic)
+uint32_t coord_host_of(const struct sweep *s, uint32_t nic)
 {
 	return s->plan->nic_host[nic];
 }
 
 /* Record one test of task @t; counters from the source's RESULT. */
-static void record(struct sweep *s, uint32_t t, enum rck_mesh_status st, const char *reason,
+void coord_record(struct sweep *s, uint32_t t, enum rck_mesh_status st, const char *reason,
 		   const struct ag_msg *res)
 {
 	struct rtask *r = &s->rt[t];
@@ -237,7 +171,7 @@ static void record(struct sweep *s, uint32_t t, enum rck_mesh_status st, const c
 	progress(s);
 }
 
-static bool suspect(struct sweep *s, uint32_t t)
+bool coord_suspect(struct sweep *s, uint32_t t)
 {
 	const struct mesh_task *task = &s->plan->tasks[t];
 	unsigned int cell;
@@ -252,8 +186,6 @@ static bool suspect(struct sweep *s, uint32_t t)
 }
 
 static void unit_of_task_done(struct sweep *s, uint32_t t);
-static void host_dead(struct sweep *s, struct host *h, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 
 /* The fields SERVE and RUN share: the task's test on NIC @nic of that end. */
 static void probe_request(struct sweep *s, uint32_t t, uint16_t type, uint32_t nic, struct ag_msg *m)
@@ -281,7 +213,7 @@ static int start_test(struct sweep *s, uint32_t t)
 {
 	struct rtask *r = &s->rt[t];
 	const struct mesh_task *task = &s->plan->tasks[t];
-	struct host *dst = &s->h[host_of(s, task->dst)];
+	struct host *dst = &s->h[coord_host_of(s, task->dst)];
 	struct ag_msg *m = s->msg;
 
 	r->got_serving = r->got_result = r->got_served = false;
@@ -299,11 +231,11 @@ static void test_done(struct sweep *s, uint32_t t, enum rck_mesh_status st, cons
 {
 	struct rtask *r = &s->rt[t];
 
-	record(s, t, st, reason, st == RCK_MESH_OK ? res : NULL);
+	coord_record(s, t, st, reason, st == RCK_MESH_OK ? res : NULL);
 	if (st == RCK_MESH_UNREACHABLE || st == RCK_MESH_SKIPPED) {
 		/* The remaining tests cannot run either. */
 		while (++r->test_i < s->n_tests)
-			record(s, t, st, reason, NULL);
+			coord_record(s, t, st, reason, NULL);
 	} else if (++r->test_i < s->n_tests && !start_test(s, t)) {
 		return;
 	}
@@ -324,11 +256,11 @@ static void unit_of_task_done(struct sweep *s, uint32_t t)
 	if (--s->unit_left[u])
 		return;
 	for (uint32_t i = 0; i < un->n_tasks && !s->rt[un->first_task].retest; i++)
-		sus |= suspect(s, un->first_task + i);
+		sus |= coord_suspect(s, un->first_task + i);
 	mesh_sched_done(s->sched, u, sus);
 }
 
-static void host_dead(struct sweep *s, struct host *h, const char *fmt, ...)
+void coord_host_dead(struct sweep *s, struct host *h, const char *fmt, ...)
 {
 	char reason[AG_TEXT_MAX + 64];
 	uint32_t hi = (uint32_t)(h - s->h);
@@ -347,6 +279,8 @@ static void host_dead(struct sweep *s, struct host *h, const char *fmt, ...)
 	h->fd = -1;
 	s->down++;
 	rck_mesh_host_set_unreachable(s->m, hi, reason);
+	if (s->dg)
+		delegate_host_dead(s, hi, reason);
 	if (!s->sched)
 		return;
 	mesh_sched_host_dead(s->sched, hi);
@@ -359,7 +293,7 @@ static void host_dead(struct sweep *s, struct host *h, const char *fmt, ...)
 			continue;
 		t = s->run_list[i];
 		task = &s->plan->tasks[t];
-		if (host_of(s, task->src) == hi || host_of(s, task->dst) == hi)
+		if (coord_host_of(s, task->src) == hi || coord_host_of(s, task->dst) == hi)
 			test_done(s, t, RCK_MESH_UNREACHABLE, reason, NULL);
 	}
 }
@@ -376,7 +310,7 @@ static void start_unit(struct sweep *s, uint32_t u, bool retest)
 		r->test_i = 0;
 		if (set_running(s, un->first_task + i, true) || start_test(s, un->first_task + i)) {
 			set_running(s, un->first_task + i, false);
-			record(s, un->first_task + i, RCK_MESH_FAILED, "out of memory", NULL);
+			coord_record(s, un->first_task + i, RCK_MESH_FAILED, "out of memory", NULL);
 			unit_of_task_done(s, un->first_task + i);
 		}
 	}
@@ -389,12 +323,12 @@ static void unit_unreachable(struct sweep *s, uint32_t u)
 	for (uint32_t i = 0; i < un->n_tasks; i++) {
 		uint32_t t = un->first_task + i;
 		const struct mesh_task *task = &s->plan->tasks[t];
-		const char *why = rck_mesh_host_unreachable(s->m, host_of(s, task->src));
+		const char *why = rck_mesh_host_unreachable(s->m, coord_host_of(s, task->src));
 
 		if (!why)
-			why = rck_mesh_host_unreachable(s->m, host_of(s, task->dst));
+			why = rck_mesh_host_unreachable(s->m, coord_host_of(s, task->dst));
 		for (s->rt[t].test_i = 0; s->rt[t].test_i < s->n_tests; s->rt[t].test_i++)
-			record(s, t, RCK_MESH_UNREACHABLE, why ? why : "host unreachable", NULL);
+			coord_record(s, t, RCK_MESH_UNREACHABLE, why ? why : "host unreachable", NULL);
 	}
 }
 
@@ -413,7 +347,7 @@ static void send_run(struct sweep *s, uint32_t t, uint32_t probe_port)
 {
 	struct rtask *r = &s->rt[t];
 	const struct mesh_task *task = &s->plan->tasks[t];
-	struct host *src = &s->h[host_of(s, task->src)], *dst = &s->h[host_of(s, task->dst)];
+	struct host *src = &s->h[coord_host_of(s, task->src)], *dst = &s->h[coord_host_of(s, task->dst)];
 	struct ag_msg *m = s->msg;
 	const char *addr = dst->nic_addr[task->dst - dst->first_nic];
 
@@ -425,7 +359,7 @@ static void send_run(struct sweep *s, uint32_t t, uint32_t probe_port)
 	r->deadline = wire_now_ns() + (uint64_t)(s->c->duration_s * 1e9) +
 		      3ull * s->timeout_ms * 1000000ull;
 	if (send_msg(s, src, m))
-		host_dead(s, src, "%s", "out of memory");
+		coord_host_dead(s, src, "%s", "out of memory");
 }
 
 static int add_nics(struct sweep *s, struct host *h, const struct ag_msg *m)
@@ -475,7 +409,7 @@ static void handshake_frame(struct sweep *s, struct host *h, const struct wire_f
 
 	if (f->h.type == AG_ERROR && h->st != H_DCB) {
 		rc = ag_decode(f->h.type, f->payload, f->h.length, s->msg);
-		host_dead(s, h, "agent refused: %s", rc ? "malformed error" : s->msg->text);
+		coord_host_dead(s, h, "agent refused: %s", rc ? "malformed error" : s->msg->text);
 		return;
 	}
 	switch (h->st) {
@@ -483,35 +417,35 @@ static void handshake_frame(struct sweep *s, struct host *h, const struct wire_f
 		if (f->h.type != WIRE_T_CHALLENGE ||
 		    wire_auth_answer(&ag_proto, h->key, h->key_len, f->payload, f->h.length, h->sn,
 				     h->cn, out, sizeof(out), &len)) {
-			host_dead(s, h, "%s", "agent sent no authentication challenge");
+			coord_host_dead(s, h, "%s", "agent sent no authentication challenge");
 			return;
 		}
-		queue(s, h, WIRE_T_AUTH, out, len);
+		coord_queue(s, h, WIRE_T_AUTH, out, len);
 		h->st = H_AUTH_OK;
 		return;
 	case H_AUTH_OK:
 		if (f->h.type == WIRE_T_AUTH_FAIL) {
-			host_dead(s, h, "%s", "agent refused our key");
+			coord_host_dead(s, h, "%s", "agent refused our key");
 			return;
 		}
 		if (f->h.type != WIRE_T_AUTH_OK ||
 		    wire_auth_verify_ok(&ag_proto, h->key, h->key_len, h->sn, h->cn, f->payload,
 					f->h.length)) {
-			host_dead(s, h, "%s", "agent failed to prove the key");
+			coord_host_dead(s, h, "%s", "agent failed to prove the key");
 			return;
 		}
 		break;
 	case H_DESCRIBE:
 		if (f->h.type == WIRE_T_CHALLENGE) {
-			host_dead(s, h, "%s", "agent wants a key (give --key-file)");
+			coord_host_dead(s, h, "%s", "agent wants a key (give --key-file)");
 			return;
 		}
 		if (f->h.type != AG_HOST || ag_decode(f->h.type, f->payload, f->h.length, s->msg)) {
-			host_dead(s, h, "%s", "malformed host description");
+			coord_host_dead(s, h, "%s", "malformed host description");
 			return;
 		}
 		if (add_nics(s, h, s->msg)) {
-			host_dead(s, h, "%s", "its NICs do not fit the result");
+			coord_host_dead(s, h, "%s", "its NICs do not fit the result");
 			return;
 		}
 		h->st = H_READY;
@@ -530,7 +464,7 @@ static void handshake_frame(struct sweep *s, struct host *h, const struct wire_f
 			 ? rck_mesh_host_set_dcb(s->m, (unsigned int)(h - s->h), NULL, 0, s->msg->text)
 			 : -EBADMSG;
 		if (rc) {
-			host_dead(s, h, "%s", "malformed DCB state");
+			coord_host_dead(s, h, "%s", "malformed DCB state");
 			return;
 		}
 		h->st = H_READY;
@@ -556,7 +490,7 @@ static void sweep_frame(struct sweep *s, struct host *h, const struct wire_frame
 	if (ag_decode(f->h.type, f->payload, f->h.length, m) ||
 	    (m->type != AG_SERVING && m->type != AG_SERVED && m->type != AG_RESULT &&
 	     m->type != AG_ERROR)) {
-		host_dead(s, h, "sent a malformed or unexpected %s", ag_type_name(f->h.type));
+		coord_host_dead(s, h, "sent a malformed or unexpected %s", ag_type_name(f->h.type));
 		return;
 	}
 	t = m->id / 2;
@@ -566,8 +500,8 @@ static void sweep_frame(struct sweep *s, struct host *h, const struct wire_frame
 	/* A late answer of a task already given up, or of its first attempt. */
 	if (!r->running || (m->id & 1) != r->retest)
 		return;
-	from_src = host_of(s, s->plan->tasks[t].src) == hi;
-	from_dst = host_of(s, s->plan->tasks[t].dst) == hi;
+	from_src = coord_host_of(s, s->plan->tasks[t].src) == hi;
+	from_dst = coord_host_of(s, s->plan->tasks[t].dst) == hi;
 	if (m->type == AG_SERVING && from_dst && !r->got_serving) {
 		r->got_serving = true;
 		send_run(s, t, m->probe_port);
@@ -588,7 +522,7 @@ static void sweep_frame(struct sweep *s, struct host *h, const struct wire_frame
 		if (r->got_served)
 			both_answered(s, t, m);
 		else if (stash(s, r, m))
-			host_dead(s, h, "%s", "out of memory");
+			coord_host_dead(s, h, "%s", "out of memory");
 	}
 }
 
@@ -636,7 +570,7 @@ static void flush_dirty(struct sweep *s)
 		if (h->st == H_DEAD || h->st == H_CONNECTING)
 			continue;
 		if ((rc = flush(h)))
-			host_dead(s, h, "connection lost: %s", strerror(-rc));
+			coord_host_dead(s, h, "connection lost: %s", strerror(-rc));
 		else
 			arm(s, h);
 	}
@@ -653,7 +587,7 @@ static void host_event(struct sweep *s, struct host *h, uint32_t ev)
 	if (h->st == H_CONNECTING) {
 		getsockopt(h->fd, SOL_SOCKET, SO_ERROR, &err, &len);
 		if (err) {
-			host_dead(s, h, "cannot connect to its agent: %s", strerror(err));
+			coord_host_dead(s, h, "cannot connect to its agent: %s", strerror(err));
 			return;
 		}
 		h->st = h->key_len ? H_CHALLENGE : H_AUTH_OK;
@@ -666,7 +600,7 @@ static void host_event(struct sweep *s, struct host *h, uint32_t ev)
 		arm(s, h);
 	}
 	if ((ev & EPOLLOUT) && (rc = flush(h))) {
-		host_dead(s, h, "connection lost: %s", strerror(-rc));
+		coord_host_dead(s, h, "connection lost: %s", strerror(-rc));
 		return;
 	}
 	if (ev & EPOLLOUT)
@@ -680,12 +614,14 @@ static void host_event(struct sweep *s, struct host *h, uint32_t ev)
 		size_t off = 0;
 
 		if (n == 0) {
-			host_dead(s, h, "agent connection lost: %s", "closed by the agent");
+			const char *why = delegate_close_reason(s, h);
+
+			coord_host_dead(s, h, "agent connection lost: %s", why ? why : "closed by the agent");
 			return;
 		}
 		if (n < 0) {
 			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-				host_dead(s, h, "agent connection lost: %s", strerror(errno));
+				coord_host_dead(s, h, "agent connection lost: %s", strerror(errno));
 			return;
 		}
 		while (off < (size_t)n && h->st != H_DEAD) {
@@ -696,14 +632,16 @@ static void host_event(struct sweep *s, struct host *h, uint32_t ev)
 			if (rc < 0) {
 				char why[200];
 
-				host_dead(s, h, "agent connection lost: %s",
+				coord_host_dead(s, h, "agent connection lost: %s",
 					  rc == -ENOMEM ? "out of memory"
 						       : wire_hdr_strerror(&ag_proto, &h->fr.h, rc, why, sizeof(why)));
 				return;
 			}
 			if (rc == 0)
 				break;
-			if (h->st == H_READY)
+			if (h->st == H_READY && s->dg)
+				delegate_frame(s, h, &h->fr);
+			else if (h->st == H_READY)
 				sweep_frame(s, h, &h->fr);
 			else
 				handshake_frame(s, h, &h->fr);
@@ -716,7 +654,7 @@ static void host_event(struct sweep *s, struct host *h, uint32_t ev)
 
 /* One epoll round: every connection with something to say, then what that
  * queued for any host leaves. */
-static void poll_round(struct sweep *s, int wait_ms)
+void coord_poll_round(struct sweep *s, int wait_ms)
 {
 	struct epoll_event ev[256];
 	int n;
@@ -728,7 +666,7 @@ static void poll_round(struct sweep *s, int wait_ms)
 	flush_dirty(s);
 }
 
-static bool stopping(struct sweep *s, uint64_t deadline)
+bool coord_stopping(struct sweep *s, uint64_t deadline)
 {
 	return atomic_load(&s->c->cancel) || wire_now_ns() >= deadline;
 }
@@ -745,16 +683,16 @@ static void meet_hosts(struct sweep *s, uint64_t deadline)
 		int rc = connect_host(h);
 
 		if (rc)
-			host_dead(s, h, "cannot connect to its agent: %s",
+			coord_host_dead(s, h, "cannot connect to its agent: %s",
 				  rc == -ENOENT ? "name does not resolve" : strerror(-rc));
 		else
 			arm(s, h);
 	}
-	while (s->settled < s->n_h && !stopping(s, until))
-		poll_round(s, SLICE_MS);
+	while (s->settled < s->n_h && !coord_stopping(s, until))
+		coord_poll_round(s, SLICE_MS);
 	for (size_t i = 0; i < s->n_h; i++)
 		if (s->h[i].st != H_READY)
-			host_dead(s, &s->h[i], "%s", atomic_load(&s->c->cancel) ? "cancelled"
+			coord_host_dead(s, &s->h[i], "%s", atomic_load(&s->c->cancel) ? "cancelled"
 								: "its agent did not answer in time");
 	/* With TCP every host has its one pseudo NIC, so the pairs of a host
 	 * that never answered are in the result, unreachable. */
@@ -790,11 +728,11 @@ static void check_deadlines(struct sweep *s)
 			continue;
 		/* The end that owes an answer is the one that hangs. */
 		if (!r->got_serving && !r->got_served)
-			host_dead(s, &s->h[host_of(s, task->dst)], "%s", "its agent stopped answering");
+			coord_host_dead(s, &s->h[coord_host_of(s, task->dst)], "%s", "its agent stopped answering");
 		else if (!r->got_result)
-			host_dead(s, &s->h[host_of(s, task->src)], "%s", "its agent stopped answering");
+			coord_host_dead(s, &s->h[coord_host_of(s, task->src)], "%s", "its agent stopped answering");
 		else
-			host_dead(s, &s->h[host_of(s, task->dst)], "%s", "its agent stopped answering");
+			coord_host_dead(s, &s->h[coord_host_of(s, task->dst)], "%s", "its agent stopped answering");
 	}
 }
 
@@ -809,7 +747,7 @@ static void skip_rest(struct sweep *s, const char *why)
 				s->rt[t].test_i = (uint8_t)i;
 				s->rt[t].started = 0;
 				s->rt[t].retest = false;
-				record(s, t, RCK_MESH_SKIPPED, why, NULL);
+				coord_record(s, t, RCK_MESH_SKIPPED, why, NULL);
 			}
 	}
 }
@@ -832,11 +770,11 @@ static void run_plan(struct sweep *s, uint64_t deadline)
 		}
 		if (n)
 			continue;
-		if (stopping(s, deadline)) {
+		if (coord_stopping(s, deadline)) {
 			skip_rest(s, atomic_load(&s->c->cancel) ? "cancelled" : "sweep deadline passed");
 			return;
 		}
-		poll_round(s, SLICE_MS);
+		coord_poll_round(s, SLICE_MS);
 		check_deadlines(s);
 	}
 }
@@ -846,7 +784,7 @@ static void start_retest_task(struct sweep *s, uint32_t t)
 {
 	const struct mesh_task *task = &s->plan->tasks[t];
 
-	if (s->h[host_of(s, task->src)].st != H_READY || s->h[host_of(s, task->dst)].st != H_READY)
+	if (s->h[coord_host_of(s, task->src)].st != H_READY || s->h[coord_host_of(s, task->dst)].st != H_READY)
 		return;
 	s->rt[t].retest = true;
 	s->rt[t].test_i = 0;
@@ -857,6 +795,24 @@ static void start_retest_task(struct sweep *s, uint32_t t)
 	}
 }
 
+void coord_run_rounds(struct sweep *s, const uint32_t *tasks, long nt, uint32_t *round,
+		      uint64_t deadline)
+{
+	long nr = nt > 0 ? mesh_retest_rounds(s->plan, tasks, (size_t)nt, round) : 0;
+
+	s->in_rounds = true;
+	s->total += nr > 0 ? (unsigned int)nt * s->n_tests : 0;
+	for (long r = 0; r < nr && !coord_stopping(s, deadline); r++) {
+		for (long i = 0; i < nt; i++)
+			if (round[i] == (uint32_t)r)
+				start_retest_task(s, tasks[i]);
+		while (s->round_left && !coord_stopping(s, deadline)) {
+			coord_poll_round(s, SLICE_MS);
+			check_deadlines(s);
+		}
+	}
+}
+
 /* The retest hook's cells, pass after pass, each pass in rounds of
  * disjoint NIC pairs (retest.c); a round ends when its probes have. */
 static void run_retest_passes(struct sweep *s, uint64_t deadline)
@@ -864,25 +820,14 @@ static void run_retest_passes(struct sweep *s, uint64_t deadline)
 	unsigned int max = rck_mesh_cell_count(s->m), *cells = calloc(max + 1, sizeof(*cells));
 	uint32_t *tasks = calloc(max + 1, sizeof(*tasks)), *round = calloc(max + 1, sizeof(*round));
 
-	s->in_rounds = true;
 	for (unsigned int pass = 0; cells && tasks && round && s->c->retest && pass < s->c->retest_passes;
 	     pass++) {
 		unsigned int n = s->c->retest(s->c->retest_data, s->m, cells, max);
 		long nt = mesh_retest_tasks(s->plan, s->m, cells, n < max ? n : max, tasks);
-		long nr = nt > 0 ? mesh_retest_rounds(s->plan, tasks, (size_t)nt, round) : 0;
 
-		if (nr <= 0 || stopping(s, deadline))
+		if (nt <= 0 || coord_stopping(s, deadline))
 			break;
-		s->total += (unsigned int)nt * s->n_tests;
-		for (long r = 0; r < nr && !stopping(s, deadline); r++) {
-			for (long i = 0; i < nt; i++)
-				if (round[i] == (uint32_t)r)
-					start_retest_task(s, tasks[i]);
-			while (s->round_left && !stopping(s, deadline)) {
-				poll_round(s, SLICE_MS);
-				check_deadlines(s);
-			}
-		}
+		coord_run_rounds(s, tasks, nt, round, deadline);
 	}
 	free(cells);
 	free(tasks);
@@ -1029,8 +974,11 @@ RCK_EXPORT int rck_mesh_run(struct rck_ctx *ctx, struct rck_mesh_config *c, stru
 		meet_hosts(&s, deadline);
 		rc = plan_sweep(&s);
 	}
-	if (!rc) {
+	if (!rc && c->schedule == RCK_MESH_SCHEDULE_AGENTS)
+		rc = delegate_run(&s, deadline);
+	else if (!rc)
 		run_plan(&s, deadline);
+	if (!rc) {
 		run_retest_passes(&s, deadline);
 		say_goodbye(&s);
 		info.pattern = c->pattern;

@@ -47,6 +47,7 @@ struct rck_mesh_config {
 	unsigned int retest_passes;
 	atomic_int cancel;
 	bool dcb;          /* ask each agent for its DCB state (coord_dcb.c) */
+	enum rck_mesh_schedule schedule;
 };
 
 /* Keep host @h's AG_DCB reply (@p, @len: its payload) in @m: 0, -EBADMSG, -ENOMEM. */

@@ -146,6 +146,15 @@ RCK_EXPORT int rck_preflight_config_set_tests(struct rck_preflight_config *c, un
 	return 0;
 }
 
+RCK_EXPORT int rck_preflight_config_set_schedule(struct rck_preflight_config *c,
+						 enum rck_mesh_schedule schedule)
+{
+	if (!c || (schedule != RCK_MESH_SCHEDULE_COORDINATOR && schedule != RCK_MESH_SCHEDULE_AGENTS))
+		return -EINVAL;
+	c->schedule = schedule;
+	return 0;
+}
+
 RCK_EXPORT int rck_preflight_config_set_rails(struct rck_preflight_config *c, const char *rails)
 {
 	char *r;

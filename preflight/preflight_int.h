@@ -24,6 +24,7 @@ struct rck_preflight_config {
 	uint64_t iters;
 	double duration_s;
 	bool quick;
+	enum rck_mesh_schedule schedule;
 	double expect_rate;
 	unsigned int passes;
 	double deadline_s;

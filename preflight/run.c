@@ -196,6 +196,8 @@ static int mesh_config(struct rck_preflight_config *c, const struct rck_launch *
 		rc = rck_mesh_config_set_rails(mc, c->rails);
 	if (!rc)
 		rc = rck_mesh_config_set_tests(mc, c->tests);
+	if (!rc)
+		rc = rck_mesh_config_set_schedule(mc, c->schedule);
 	/* Every host's DCB state, for the cross-host lint (PFC, trust, DSCP map). */
 	if (!rc)
 		rc = rck_mesh_config_set_dcb(mc, true);

@@ -52,6 +52,7 @@ static int run(struct psess *s, const char *host, const struct rck_probe_opts *o
 	if ((rc = t->hello(s, &want, &m->hello)))
 		return rc;
 	m->hello.p = s->p;
+	m->hello.task = o->task;
 	if ((rc = pchan_send(&s->ctl, XQ_HELLO, m, &s->err)))
 		return rc;
 	rc = pchan_recv(&s->ctl, XQ_ACCEPT, m, &s->err);

@@ -292,7 +292,11 @@ static int put_payload(enum xq_type type, const union xq_msg *m, struct wcur *w)
 		return 0;
 	case XQ_HELLO:
 		put_params(w, &m->hello.p);
-		return put_endpoint(w, &m->hello.ep);
+		if (put_endpoint(w, &m->hello.ep))
+			return -EINVAL;
+		if (m->hello.task)
+			put32(w, m->hello.task);
+		return 0;
 	case XQ_ACCEPT:
 		put64(w, m->accept.cookie);
 		return put_endpoint(w, &m->accept.ep);
@@ -355,6 +359,8 @@ int xq_decode(uint16_t type, const uint8_t *p, size_t len, union xq_msg *m)
 	case XQ_HELLO:
 		get_params(&r, &m->hello.p);
 		get_endpoint(&r, &m->hello.ep, &bad);
+		if (!bad && r.off + 4 <= r.len)
+			m->hello.task = get32(&r);
 		break;
 	case XQ_ACCEPT:
 		m->accept.cookie = get64(&r);

@@ -89,6 +89,7 @@ struct xq_endpoint {
 struct xq_hello {
 	struct xq_params p;
 	struct xq_endpoint ep;
+	uint32_t task;          /* after the endpoint, 0: none; older peers ignore it */
 };
 
 struct xq_accept {

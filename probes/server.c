@@ -15,6 +15,7 @@
 #include "opts.h"
 #include "session.h"
 #include "sock.h"
+#include "task.h"
 #include "transport.h"
 
 struct rck_probe_server {
@@ -156,17 +157,54 @@ static int serve(struct rck_probe_server *srv, struct psess *s)
 	return pchan_send(&s->ctl, XQ_RESULT, m, &s->err);
 }
 
-RCK_EXPORT int rck_probe_server_serve(struct rck_probe_server *srv, int wait_ms, struct rck_probe_result **out)
+/* With a task to expect: a HELLO naming another is answered with an
+ * ERROR and dropped, and the wait goes on. 1: dropped, 0: take it. */
+static int wrong_task(struct rck_probe_server *srv, uint32_t task, int fd, const struct pframe *first)
+{
+	union xq_msg *m;
+	uint8_t buf[XQ_TEXT_MAX + 64];
+	size_t len;
+	int drop;
+
+	if (!task || first->h.type != XQ_HELLO)
+		return 0;
+	m = malloc(sizeof(*m));
+	if (!m)
+		return 0;
+	drop = !xq_decode(first->h.type, first->payload, first->h.length, m) && m->hello.task != task;
+	if (drop) {
+		uint32_t theirs = m->hello.task;
+
+		memset(m, 0, sizeof(*m));
+		m->error.status = RCK_PROBE_UNREACHABLE;
+		snprintf(m->error.text, sizeof(m->error.text),
+			 "this listener serves task %u now, not task %u", task, theirs);
+		if (!xq_encode(XQ_ERROR, m, buf, sizeof(buf), &len))
+			wire_send(fd, &xq_proto, XQ_ERROR, buf + WIRE_HDR_LEN, len - WIRE_HDR_LEN,
+				  pclock_ns() + 200000000ull);
+		close(fd);
+		rck_dbg(srv->ctx, "probe server: dropped a client of task %u waiting for task %u", theirs, task);
+	}
+	free(m);
+	return drop;
+}
+
+static int serve_one(struct rck_probe_server *srv, uint32_t task, uint64_t deadline,
+		     struct rck_probe_result **out)
 {
 	struct rck_probe_result *res;
 	struct pframe first;
 	struct psess *s;
 	int fd, rc;
 
-	rc = plobby_wait(&srv->lobby, wait_ms < 0 ? UINT64_MAX : pclock_after_ms((unsigned int)wait_ms), &fd,
-			 &first);
-	if (rc)
-		return rc;
+	do {
+		rc = plobby_wait(&srv->lobby, deadline, &fd, &first);
+		if (rc)
+			return rc;
+		if (!wrong_task(srv, task, fd, &first))
+			break;
+		pframe_free(&first);
+	} while (1);
 	rc = psess_new(srv->ctx, true, &s);
 	if (rc) {
 		close(fd);
@@ -195,4 +233,15 @@ RCK_EXPORT int rck_probe_server_serve(struct rck_probe_server *srv, int wait_ms,
 	else
 		rck_probe_result_free(res);
 	return 0;
+}
+
+RCK_EXPORT int rck_probe_server_serve(struct rck_probe_server *srv, int wait_ms, struct rck_probe_result **out)
+{
+	return serve_one(srv, 0, wait_ms < 0 ? UINT64_MAX : pclock_after_ms((unsigned int)wait_ms), out);
+}
+
+int psrv_serve_task(struct rck_probe_server *srv, uint32_t task, uint64_t deadline,
+		    struct rck_probe_result **out)
+{
+	return serve_one(srv, task, deadline, out);
 }

@@ -22,7 +22,7 @@ static void on_signal(int sig)
 
 enum { OPT_HOSTS = 256, OPT_HOSTFILE, OPT_TEST, OPT_PATTERN, OPT_PAIRS, OPT_RAILS, OPT_TRANSPORT,
        OPT_SIZE, OPT_ITERS, OPT_DURATION, OPT_DEADLINE, OPT_KEY, OPT_OUTPUT, OPT_LAUNCHER,
-       OPT_HEATMAP, OPT_FROM, OPT_DCB };
+       OPT_HEATMAP, OPT_FROM, OPT_DCB, OPT_SCHEDULE };
 
 const struct cli_opt mesh_opts[] = {
 	{ OPT_HOSTS, 0, "hosts", "LIST", "hosts or a nodelist (node[01-16]); NAME:PORT: an agent on another port" },
@@ -42,6 +42,8 @@ const struct cli_opt mesh_opts[] = {
 	{ OPT_HEATMAP, 0, "heatmap", "FILE", "draw the bandwidth (else latency) matrix to FILE.svg or FILE.png" },
 	{ OPT_FROM, 0, "from", "FILE", "no sweep: load a result saved with --output" },
 	{ OPT_DCB, 0, "dcb", NULL, "also keep each host's DCB state (PFC, trust, DSCP map...) as its agent reads it" },
+	{ OPT_SCHEDULE, 0, "schedule", "coordinator|agents",
+	  "who starts each probe: the coordinator (default), or the agents from their task lists" },
 	{ OPT_LAUNCHER, 0, "launcher", "L",
 	  "start the agents (--once) through none (default: running agents), ssh, srun, pdsh, mpirun or 'TEMPLATE {host}'" },
 	{ 0 }
@@ -159,13 +161,14 @@ struct mesh_args {
 	enum rck_probe_transport transport;
 	unsigned long size, iters;
 	double duration, deadline;
-	bool dcb;
+	bool dcb, schedule;
 };
 
 static int mesh_opt(struct cli *cli, void *data, int c, const char *arg)
 {
 	struct mesh_args *a = data;
 	char err[300];
+	enum rck_mesh_schedule sched;
 	unsigned int mask;
 	int rc;
 
@@ -237,6 +240,11 @@ static int mesh_opt(struct cli *cli, void *data, int c, const char *arg)
 		return 0;
 	case OPT_DCB:
 		a->dcb = true;
+		return 0;
+	case OPT_SCHEDULE:
+		if (mesh_parse_schedule(arg, &sched) || rck_mesh_config_set_schedule(a->c, sched))
+			return cli_bad_args(cli, "invalid --schedule '%s': coordinator or agents", arg);
+		a->schedule = true;
 		return 0;
 	case OPT_LAUNCHER:
 		a->launcher = arg;
@@ -356,9 +364,9 @@ int cmd_mesh(struct cli *cli, int argc, char **argv)
 	if (cli->nargs)
 		rc = cli_usage_err(cli, "unexpected argument '%s'", cli->args[0]);
 	if (!rc && a.from) {
-		if (rck_hostlist_count(a.hl) || a.launcher || a.pairs || a.pattern || a.dcb)
+		if (rck_hostlist_count(a.hl) || a.launcher || a.pairs || a.pattern || a.dcb || a.schedule)
 			rc = cli_usage_err(cli, "--from loads a result: no --hosts, --hostfile, "
-						"--launcher, --pattern, --pairs or --dcb with it");
+						"--launcher, --pattern, --pairs, --dcb or --schedule with it");
 		else
 			rc = load(cli, &a);
 		goto out;

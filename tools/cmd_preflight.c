@@ -30,7 +30,7 @@ static void on_signal(int sig)
 
 enum { OPT_HOSTS = 256, OPT_HOSTFILE, OPT_LAUNCHER, OPT_KEY, OPT_TEST, OPT_RAILS, OPT_TRANSPORT,
        OPT_EXPECT, OPT_CONFIG, OPT_QUICK, OPT_DEADLINE, OPT_REPORT, OPT_DRAIN, OPT_FROM_MESH,
-       OPT_SIZE, OPT_ITERS, OPT_DURATION, OPT_RETESTS, OPT_SPARES, OPT_HEATMAP };
+       OPT_SIZE, OPT_ITERS, OPT_DURATION, OPT_RETESTS, OPT_SPARES, OPT_HEATMAP, OPT_SCHEDULE };
 
 const struct cli_opt preflight_opts[] = {
 	{ OPT_HOSTS, 0, "hosts", "LIST", "hosts or a nodelist (node[01-16]); NAME:PORT: an agent on another port" },
@@ -54,6 +54,8 @@ const struct cli_opt preflight_opts[] = {
 	{ OPT_ITERS, 0, "iters", "N", "messages per probe (default 1000)" },
 	{ OPT_DURATION, 0, "duration", "S", "measure each probe for S seconds instead" },
 	{ OPT_RETESTS, 0, "retest-passes", "N", "most retest passes the analysis may ask for (default 3)" },
+	{ OPT_SCHEDULE, 0, "schedule", "coordinator|agents",
+	  "who starts each probe: the coordinator (default), or the agents from their task lists" },
 	{ OPT_SPARES, 0, "spares", "LIST", "hot spares: swept too, a healthy one proposed for each bad host" },
 	{ OPT_FROM_MESH, 0, "from-mesh", "FILE", "judge a recorded sweep (rocecheck mesh --output) instead" },
 	{ 0 }
@@ -84,6 +86,7 @@ static int pf_opt(struct cli *cli, void *data, int c, const char *arg)
 {
 	struct pf_args *a = data;
 	char err[300];
+	enum rck_mesh_schedule sched;
 	unsigned long n;
 	unsigned int mask;
 	double v;
@@ -117,6 +120,10 @@ static int pf_opt(struct cli *cli, void *data, int c, const char *arg)
 		snprintf(err, sizeof(err), "device:%s", arg);
 		if (!*arg || rck_preflight_config_set_rails(a->c, err))
 			return cli_bad_args(cli, "invalid --device '%s'", arg);
+		return 0;
+	case OPT_SCHEDULE:
+		if (mesh_parse_schedule(arg, &sched) || rck_preflight_config_set_schedule(a->c, sched))
+			return cli_bad_args(cli, "invalid --schedule '%s': coordinator or agents", arg);
 		return 0;
 	case OPT_TRANSPORT:
 		if (strcmp(arg, "rdma") && strcmp(arg, "tcp"))

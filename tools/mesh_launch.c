@@ -70,6 +70,17 @@ void mesh_launch_mark(const struct rck_launch *l, struct rck_mesh *m)
 	}
 }
 
+int mesh_parse_schedule(const char *arg, enum rck_mesh_schedule *out)
+{
+	if (!strcmp(arg, "coordinator"))
+		*out = RCK_MESH_SCHEDULE_COORDINATOR;
+	else if (!strcmp(arg, "agents"))
+		*out = RCK_MESH_SCHEDULE_AGENTS;
+	else
+		return -EINVAL;
+	return 0;
+}
+
 int mesh_parse_tests(const char *arg, unsigned int *mask)
 {
 	char buf[64], *save = NULL;

@@ -16,6 +16,8 @@ int mesh_launch_hosts(struct cli *cli, struct rck_mesh_config *c, const struct r
 /* "bw", "lat" or "bw,lat" (--test of mesh and preflight) as a mask of
  * 1 << enum rck_mesh_test. 0 or -EINVAL. */
 int mesh_parse_tests(const char *arg, unsigned int *mask);
+/* "coordinator" or "agents": 0 or -EINVAL. */
+int mesh_parse_schedule(const char *arg, enum rck_mesh_schedule *out);
 /* Hosts the sweep found unreachable get the launcher's reason, if it had one. */
 void mesh_launch_mark(const struct rck_launch *l, struct rck_mesh *m);
 

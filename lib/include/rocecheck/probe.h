@@ -107,6 +107,11 @@ struct rck_probe_opts {
 	 * sides' nonces) and the client must prove the same key. */
 	const uint8_t *key;      /**< shared key (RCK_KEY_MIN..RCK_KEY_MAX bytes, rocecheck/agent.h), NULL: none */
 	size_t key_len;
+	/* Task binding (0.2): a sweep agent's standing listener serves one
+	 * task after another; the client names its task in HELLO and the
+	 * listener refuses a HELLO naming another (the client's result:
+	 * RCK_PROBE_UNREACHABLE), so a late client never joins a later task. */
+	uint32_t task;           /**< client: the task id sent in HELLO (0: none) */
 };
 
 /** Fill @opts with the defaults and set opts->size. */

@@ -1,0 +1,90 @@
+/* The delegated schedule's messages (agents run the plan): the sweep's
+ * probe setup, task lists and batched results, encoded without I/O. */
+#ifndef RCK_MESH_AGENT_TASKS_PROTO_H
+#define RCK_MESH_AGENT_TASKS_PROTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "agent_proto.h"
+
+/* Message types after agent_proto.h's: an agent older than the delegated
+ * schedule closes the session on AG_PLAN (unknown type). */
+enum ag_task_type {
+	AG_PLAN = 14,    /* probe key, the sweep's probe parameters, the NICs to listen on */
+	AG_PLANNED = 15, /* status, text; one standing probe port per NIC, in order */
+	AG_TASKS = 16,   /* part of the agent's task list, in plan order */
+	AG_GO = 17,      /* the list is whole: run it */
+	AG_TRES = 18,    /* a batch of task results; status 1: the last */
+	AG_STOP = 19,    /* cancel: the agent fails what is left and sends its last batch */
+	AG_TASK_TYPE_MAX = AG_STOP
+};
+
+#define AG_PROBE_KEY_LEN 32
+#define AG_TASKS_PER_FRAME 1024 /* about 120 bytes each: well under AG_MAX_PAYLOAD */
+#define AG_TRES_PER_FRAME 64
+#define AG_MAX_TASKS (1u << 22) /* per agent and sweep */
+
+enum ag_role { AG_ROLE_SERVE = 0, AG_ROLE_RUN = 1 };
+
+struct ag_plan {
+	uint8_t key[AG_PROBE_KEY_LEN];   /* authenticates the agents' probe connections */
+	uint32_t transport, size, duration_ms, timeout_ms;
+	uint64_t iters;
+	uint32_t n_nics;
+	struct ag_plan_nic {
+		char device[AG_NAME_MAX];    /* "" with TCP */
+		uint32_t port;
+	} nics[AG_MAX_NICS];
+};
+
+struct ag_planned {
+	uint32_t status;                 /* 0, or why the listeners could not be made */
+	char text[AG_TEXT_MAX];
+	uint32_t n;
+	uint32_t probe_port[AG_MAX_NICS];
+};
+
+/* One probe end to run: task ids are the global plan positions, so every
+ * agent's list and every NIC's queue is in one global order. */
+struct ag_task {
+	uint32_t id;
+	uint8_t role;                    /* enum ag_role */
+	uint8_t test;                    /* enum rck_probe_test */
+	uint8_t nic;                     /* index into AG_PLAN's NICs */
+	char peer[64];                   /* run: where the peer's listener is */
+	uint32_t peer_port;              /* run: the peer's standing probe port */
+	char peer_device[AG_NAME_MAX];   /* the peer's NIC, for logs */
+	uint32_t peer_ib_port;
+};
+
+/* One end's report of a task: its own counters only. */
+struct ag_tres {
+	uint32_t id;
+	uint8_t role;
+	uint32_t status;                 /* enum rck_probe_status */
+	char text[AG_TEXT_MAX];
+	double gbps, lat_p50_us, lat_p99_us, seconds;
+	uint32_t n_ctr;
+	struct ag_ctr ctr[AG_MAX_CTRS];
+};
+
+const char *ag_task_type_name(uint16_t type);
+
+/* Encoders: 0, -ENOBUFS, -EINVAL (a count out of range). */
+int ag_plan_encode(const struct ag_plan *p, uint8_t *buf, size_t cap, size_t *len);
+int ag_planned_encode(const struct ag_planned *p, uint8_t *buf, size_t cap, size_t *len);
+int ag_tasks_encode(const struct ag_task *t, size_t n, uint8_t *buf, size_t cap, size_t *len);
+int ag_tres_encode(const struct ag_tres *r, size_t n, bool last, uint8_t *buf, size_t cap,
+		   size_t *len);
+
+/* Decoders: 0 or -EBADMSG (malformed, a value out of range, more entries
+ * than @cap). Unknown attributes are skipped. */
+int ag_plan_decode(const uint8_t *p, size_t len, struct ag_plan *out);
+int ag_planned_decode(const uint8_t *p, size_t len, struct ag_planned *out);
+int ag_tasks_decode(const uint8_t *p, size_t len, struct ag_task *out, size_t cap, size_t *n);
+int ag_tres_decode(const uint8_t *p, size_t len, struct ag_tres *out, size_t cap, size_t *n,
+		   bool *last);
+
+#endif
