@@ -18,14 +18,20 @@
 
 #include "../mesh/agent_proto.h"
 #include "../probes/sock.h"
+#include "mesh-sim-tasks.h"
 
 #define PROCS 4
 #define ROUND_TARGET_MS 2.0
 #define RSS_TARGET_KIB (8 * 1024)
 
+/* The agents' schedule: each simulated agent reports one probe end per
+ * this long after GO (no peers: its ends are no-ops). */
+#define TASK_NS 1000000ull
+
 struct conn {
 	int fd;
 	struct wire_frame f;
+	struct sim_tasks st;
 };
 
 static int reply(int fd, struct ag_msg *m, uint8_t *buf)
@@ -89,7 +95,14 @@ static void sim_agents(const int *lfd, unsigned int n)
 	}
 	for (;;) {
 		struct epoll_event evs[256];
-		int k = epoll_wait(ep, evs, 256, -1);
+		bool going = false;
+		uint64_t now = wire_now_ns();
+		int k;
+
+		for (unsigned int i = 0; i < n; i++)
+			if (c[i].fd >= 0)
+				going |= sim_tasks_tick(&c[i].st, c[i].fd, buf, now, TASK_NS);
+		k = epoll_wait(ep, evs, 256, going ? 1 : -1);
 
 		for (int e = 0; e < k; e++) {
 			unsigned int i = evs[e].data.u32 & 0x7fffffffu;
@@ -111,6 +124,7 @@ static void sim_agents(const int *lfd, unsigned int n)
 						close(c[i].fd);
 						c[i].fd = -1;
 						wire_frame_next(&c[i].f);
+						sim_tasks_reset(&c[i].st);
 					}
 					break;
 				}
@@ -118,7 +132,9 @@ static void sim_agents(const int *lfd, unsigned int n)
 					rc = wire_frame_put(&c[i].f, in + off, (size_t)got - off, &used);
 					off += used;
 					if (rc == 1) {
-						rc = answer(c[i].fd, &c[i].f, m, buf);
+						rc = sim_tasks_frame(&c[i].st, c[i].fd, &c[i].f, buf);
+						if (rc == 0)
+							rc = answer(c[i].fd, &c[i].f, m, buf);
 						wire_frame_next(&c[i].f);
 					} else if (rc == 0) {
 						break;
@@ -128,6 +144,7 @@ static void sim_agents(const int *lfd, unsigned int n)
 					close(c[i].fd);
 					c[i].fd = -1;
 					wire_frame_next(&c[i].f);
+					sim_tasks_reset(&c[i].st);
 					break;
 				}
 			}
@@ -212,7 +229,8 @@ struct per_round {
 
 /* Sweep @n simulated agents for @secs at most: per round of n/2 probes, the
  * wall time, the coordinator's CPU (user, system) and the agents' CPU. */
-static void sweep_bench(struct rck_ctx *ctx, unsigned int n, double secs, struct per_round *out)
+static void sweep_bench(struct rck_ctx *ctx, unsigned int n, double secs, enum rck_mesh_schedule sched,
+			struct per_round *out)
 {
 	unsigned int *port = calloc(n, sizeof(*port));
 	int *lfd = calloc(n, sizeof(*lfd));
@@ -247,6 +265,7 @@ static void sweep_bench(struct rck_ctx *ctx, unsigned int n, double secs, struct
 	}
 	rck_mesh_config_set_probe(c, RCK_PROBE_TRANSPORT_TCP, 0, 1, 0);
 	rck_mesh_config_set_deadline(c, secs);
+	rck_mesh_config_set_schedule(c, sched);
 	rck_mesh_config_set_progress(c, on_progress, &pr);
 	if (rck_mesh_run(ctx, c, &m)) {
 		fprintf(stderr, "mesh-bench: sweep of %u failed\n", n);
@@ -264,10 +283,10 @@ static void sweep_bench(struct rck_ctx *ctx, unsigned int n, double secs, struct
 	out->user = (pr.last.user - pr.first.user) * 1000 / rounds;
 	out->sys = (pr.last.sys - pr.first.sys) * 1000 / rounds;
 	out->agents = (agents_end - pr.agents_first) * 1000 / rounds;
-	printf("agents %u: %.0f rounds of %u probes measured (from the third round on), per round: "
+	printf("%s schedule, agents %u: %.0f rounds of %u probes measured (from the third round on), per round: "
 	       "%.3f ms wall, coordinator CPU %.3f ms (user %.3f, system %.3f), "
 	       "simulated agents' CPU %.3f ms\n",
-	       n, rounds, n / 2, out->wall, out->user + out->sys, out->user, out->sys, out->agents);
+	       sched == RCK_MESH_SCHEDULE_AGENTS ? "agents'" : "coordinator's", n, rounds, n / 2, out->wall, out->user + out->sys, out->user, out->sys, out->agents);
 	rck_mesh_free(m);
 	rck_mesh_config_free(c);
 	for (int k = 0; k < PROCS; k++) {
@@ -448,7 +467,7 @@ int main(int argc, char **argv)
 {
 	struct rlimit rl;
 	struct rck_ctx *ctx;
-	struct per_round r256, r1024;
+	struct per_round r256, r1024, d256, d1024;
 	double c1024;
 	int rc;
 
@@ -470,8 +489,10 @@ int main(int argc, char **argv)
 		rck_ctx_free(ctx);
 		return rc ? 1 : 0;
 	}
-	sweep_bench(ctx, 256, 10, &r256);
-	sweep_bench(ctx, 1024, 20, &r1024);
+	sweep_bench(ctx, 256, 10, RCK_MESH_SCHEDULE_COORDINATOR, &r256);
+	sweep_bench(ctx, 1024, 20, RCK_MESH_SCHEDULE_COORDINATOR, &r1024);
+	sweep_bench(ctx, 256, 10, RCK_MESH_SCHEDULE_AGENTS, &d256);
+	sweep_bench(ctx, 1024, 20, RCK_MESH_SCHEDULE_AGENTS, &d1024);
 	c1024 = r1024.user + r1024.sys;
 	printf("wall ms per round at 1024 / at 256: %.2f (a round has 4x the probes)\n", r1024.wall / r256.wall);
 	printf("wall ms per round at 1024 / the %.1f ms target: %.2f (agents simulated on the same 2 cores)\n",
@@ -482,6 +503,14 @@ int main(int argc, char **argv)
 	printf("coordinator CPU ms per round at 1024 / the %.1f ms target: %.2f (user only: %.2f); at 256: %.2f\n",
 	       ROUND_TARGET_MS, c1024 / ROUND_TARGET_MS, r1024.user / ROUND_TARGET_MS,
 	       (r256.user + r256.sys) / ROUND_TARGET_MS);
+	/* The agents' schedule: the simulated agents pace a round at
+	 * TASK_NS, so its wall time is theirs unless the coordinator lags. */
+	printf("agents' schedule: coordinator CPU ms per round / the %.1f ms target: at 256 %.3f, at 1024 %.3f "
+	       "(user only %.3f); wall per round / target: %.2f, %.2f (simulated probes of %.1f ms)\n",
+	       ROUND_TARGET_MS, (d256.user + d256.sys) / ROUND_TARGET_MS, (d1024.user + d1024.sys) / ROUND_TARGET_MS,
+	       d1024.user / ROUND_TARGET_MS, d256.wall / ROUND_TARGET_MS, d1024.wall / ROUND_TARGET_MS, TASK_NS / 1e6);
+	printf("coordinator CPU per round, agents' / coordinator's schedule: at 256 %.3f, at 1024 %.3f\n",
+	       (d256.user + d256.sys) / (r256.user + r256.sys), (d1024.user + d1024.sys) / c1024);
 	printf("coordinator share of the CPU per round at 1024: %.2f (coordinator / (coordinator + agents))\n",
 	       c1024 / (c1024 + r1024.agents));
 	/* Issue 10's model: a 1024-host full mesh is 2(n-1) circle steps of

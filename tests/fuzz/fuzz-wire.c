@@ -3,12 +3,13 @@
  * one byte giving the piece size it arrives in (0: all at once). Frames go
  * through the frame reader, their payloads through the attribute parser
  * and the agent protocol decoder, whose output must encode again (the
- * DCB reply's ports too). */
+ * DCB reply's ports and the agents' schedule's messages too). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../mesh/agent_proto.h"
+#include "../../mesh/agent_tasks_proto.h"
 #include "wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -35,6 +36,44 @@ static void dcb_payload(const uint8_t *p, size_t len)
 	ag_dcb_clear(&d);
 }
 
+/* The agents' schedule: what decodes encodes again to as many entries. */
+static void tasks_payload(uint16_t type, const uint8_t *p, size_t len)
+{
+	static struct ag_plan plan;
+	static struct ag_planned pl;
+	static struct ag_task t[AG_TASKS_PER_FRAME];
+	static struct ag_tres r[AG_TRES_PER_FRAME];
+	size_t n, n2, olen;
+	bool last;
+
+	switch (type) {
+	case AG_PLAN:
+		if (!ag_plan_decode(p, len, &plan) &&
+		    (ag_plan_encode(&plan, out, sizeof(out), &olen) || ag_plan_decode(out, olen, &plan)))
+			abort();
+		break;
+	case AG_PLANNED:
+		if (!ag_planned_decode(p, len, &pl) &&
+		    (ag_planned_encode(&pl, out, sizeof(out), &olen) || ag_planned_decode(out, olen, &pl)))
+			abort();
+		break;
+	case AG_TASKS:
+		if (!ag_tasks_decode(p, len, t, AG_TASKS_PER_FRAME, &n) &&
+		    (ag_tasks_encode(t, n, out, sizeof(out), &olen) ||
+		     ag_tasks_decode(out, olen, t, AG_TASKS_PER_FRAME, &n2) || n2 != n))
+			abort();
+		break;
+	case AG_TRES:
+		if (!ag_tres_decode(p, len, r, AG_TRES_PER_FRAME, &n, &last) &&
+		    (ag_tres_encode(r, n, last, out, sizeof(out), &olen) ||
+		     ag_tres_decode(out, olen, r, AG_TRES_PER_FRAME, &n2, &last) || n2 != n))
+			abort();
+		break;
+	default:
+		break;
+	}
+}
+
 static void payload(uint16_t type, const uint8_t *p, size_t len)
 {
 	struct wire_attr tb[8], a;
@@ -52,6 +91,8 @@ static void payload(uint16_t type, const uint8_t *p, size_t len)
 			abort();
 	if (type == AG_DCB)
 		dcb_payload(p, len);
+	if (type >= AG_PLAN && type <= AG_TASK_TYPE_MAX)
+		tasks_payload(type, p, len);
 	rc = ag_decode(type, p, len, &m);
 	if (rc == 0) {
 		/* What decoded encodes within the frame limit (strings bounded). */
