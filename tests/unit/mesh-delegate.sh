@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# rocecheck mesh --schedule agents on loopback with real agents (TCP
+# probes): every ordered pair ok, the same cells as the coordinator's
+# schedule, an agent killed mid-sweep costs only its own pairs, in bounded
+# time; bad uses refused.
+set -u
+RC=${ROCECHECK:?ROCECHECK not set}
+WRAP=${ROCECHECK_WRAP:-}
+tmp=$(mktemp -d)
+cleanup() {
+	for f in "$tmp"/*.pid; do [ -f "$f" ] && kill -9 "$(cat "$f")" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+export PATH=${RC%/*}:$PATH
+hosts=127.0.0.1,127.0.0.2,127.0.0.3,127.0.0.4
+cells='[.probes[] | "\(.test) \(.src) \(.dst)"] | sort | join(",")'
+
+sweep() { # schedule, extra options...
+	local s=$1
+	shift
+	timeout 120 $WRAP "$RC" -j mesh --hosts $hosts --launcher 'env H={host} {cmd}' --transport tcp \
+		--test bw,lat --iters 20 --size 4096 --schedule "$s" "$@"
+}
+
+out=$(sweep agents 2>"$tmp/err") || fail "agents' schedule: $(cat "$tmp/err") $out"
+n=$(jq '[.probes[] | select(.result.status == "ok")] | length' <<<"$out")
+[ "$n" = 24 ] || fail "agents' schedule: $n ok probes, want 24 (4 hosts x 3 peers x bw,lat): $out"
+# Every ordered pair of distinct NICs, each test once, with its measurement.
+pairs=$(jq '[.probes[] | select(.src != .dst) | "\(.test) \(.src) \(.dst)"] | unique | length' <<<"$out")
+[ "$pairs" = 24 ] || fail "agents' schedule: $pairs distinct (test, src, dst), want 24"
+jq -e '[.probes[] | select(.test == "bw") | .result.gbps > 0] | all' <<<"$out" >/dev/null ||
+	fail "a bw probe without a rate: $out"
+jq -e '[.probes[] | select(.test == "lat") | .result.lat_p50_us > 0] | all' <<<"$out" >/dev/null ||
+	fail "a lat probe without a latency: $out"
+jq -e '[.probes[] | .result.counters | has("src") and has("dst")] | all' <<<"$out" >/dev/null ||
+	fail "a probe without both ends' counters: $out"
+a=$(jq -r "$cells" <<<"$out")
+echo "ok: agents' schedule, 4 real agents: 24 of 24 probes ok"
+
+out=$(sweep coordinator 2>"$tmp/err") || fail "coordinator's schedule: $(cat "$tmp/err")"
+c=$(jq -r "$cells" <<<"$out")
+[ "$a" = "$c" ] || fail "the schedules give different cells: agents $a, coordinator $c"
+echo "ok: both schedules give the same 24 cells"
+
+# An agent killed half-way: a launcher that records each agent's pid; the
+# probes last 0.3 s so a sweep takes seconds; 127.0.0.3 dies after 1 s.
+printf '%s\n' '#!/bin/sh' 'h=$1; shift' 'echo $$ >"$T/$h.pid"' 'exec "$@"' >"$tmp/l"
+chmod +x "$tmp/l"
+export T=$tmp
+t0=$(date +%s)
+timeout 120 $WRAP "$RC" -t 2000 -j mesh --hosts $hosts --launcher "$tmp/l {host} {cmd}" --transport tcp \
+	--test bw --duration 0.3 --schedule agents >"$tmp/out" 2>"$tmp/err" &
+sweep_pid=$!
+for _ in $(seq 50); do [ -s "$tmp/127.0.0.3.pid" ] && break; sleep 0.1; done
+sleep 1
+kill -9 "$(cat "$tmp/127.0.0.3.pid")" 2>/dev/null || fail "the agent of 127.0.0.3 was not running"
+wait $sweep_pid
+rc=$?
+secs=$(( $(date +%s) - t0 ))
+[ "$rc" = 3 ] || [ "$rc" = 1 ] || fail "killed agent: exit $rc, want 1 or 3: $(cat "$tmp/err")"
+out=$(cat "$tmp/out")
+jq -e '.hosts[] | select(.name == "127.0.0.3") | .unreachable != null' <<<"$out" >/dev/null ||
+	fail "the killed agent's host is not unreachable: $out"
+# Probes name NICs; the host's one TCP pseudo NIC.
+h3=$(jq '.hosts[] | select(.name == "127.0.0.3") | .nics[0].id' <<<"$out")
+# Its pairs: not ok. Every other pair: ok.
+bad=$(jq --argjson h "$h3" '[.probes[] | select(.src != $h and .dst != $h and .result.status != "ok")] | length' <<<"$out")
+[ "$bad" = 0 ] || fail "killed agent: $bad pairs without it not ok: $out"
+mine=$(jq --argjson h "$h3" '[.probes[] | select((.src == $h or .dst == $h) and .result.status == "unreachable")] | length' <<<"$out")
+total=$(jq '.probes | length' <<<"$out")
+[ "$total" = 12 ] || fail "killed agent: $total cells, want 12"
+[ "$secs" -le 40 ] || fail "killed agent: the sweep took $secs s"
+echo "ok: agent killed mid-sweep: the 6 pairs without it ok, $mine of its 6 unreachable (others ran before), $secs s"
+
+# Bad uses: an unknown schedule, incast (needs the coordinator).
+$WRAP "$RC" mesh --hosts a,b --schedule nobody >/dev/null 2>"$tmp/err"
+[ $? = 2 ] && grep -q "invalid --schedule" "$tmp/err" || fail "--schedule nobody: $(cat "$tmp/err")"
+out=$(sweep agents --pattern incast:2 2>"$tmp/err")
+[ $? != 0 ] && grep -q "incast" "$tmp/err" || fail "incast with the agents' schedule: $(cat "$tmp/err")"
+echo "ok: bad schedules refused"
