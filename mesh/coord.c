@@ -736,7 +736,7 @@ static void check_deadlines(struct sweep *s)
 	}
 }
 
-static void skip_rest(struct sweep *s, const char *why)
+void coord_skip_rest(struct sweep *s, const char *why)
 {
 	for (uint32_t t = 0; t < s->plan->n_tasks; t++) {
 		const struct mesh_task *task = &s->plan->tasks[t];
@@ -771,7 +771,7 @@ static void run_plan(struct sweep *s, uint64_t deadline)
 		if (n)
 			continue;
 		if (coord_stopping(s, deadline)) {
-			skip_rest(s, atomic_load(&s->c->cancel) ? "cancelled" : "sweep deadline passed");
+			coord_skip_rest(s, atomic_load(&s->c->cancel) ? "cancelled" : "sweep deadline passed");
 			return;
 		}
 		coord_poll_round(s, SLICE_MS);

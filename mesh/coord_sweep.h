@@ -92,6 +92,8 @@ void coord_host_dead(struct sweep *s, struct host *h, const char *fmt, ...)
 void coord_poll_round(struct sweep *s, int wait_ms);
 bool coord_stopping(struct sweep *s, uint64_t deadline);
 bool coord_suspect(struct sweep *s, uint32_t t);
+/* Record every cell not recorded yet as skipped, for @why. */
+void coord_skip_rest(struct sweep *s, const char *why);
 /* Run @nt tasks as retests in rounds of disjoint NIC pairs (retest.c). */
 void coord_run_rounds(struct sweep *s, const uint32_t *tasks, long nt, uint32_t *round,
 		      uint64_t deadline);

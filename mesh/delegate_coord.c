@@ -124,6 +124,8 @@ static void one_report(struct sweep *s, uint32_t hi, const struct ag_tres *r)
 	if (coord_host_of(s, r->role == AG_ROLE_RUN ? task->src : task->dst) != hi ||
 	    (dg->got[r->id] & (bit | 4)))
 		return; /* not its end, a repeat, or already given up */
+	if (dg->stopping && r->status != RCK_PROBE_OK)
+		return; /* cut short by STOP: skipped below */
 	dg->got[r->id] |= bit;
 	other = dg->half[r->id];
 	if (!other) {
@@ -408,9 +410,12 @@ int delegate_run(struct sweep *s, uint64_t deadline)
 	if (!rc) {
 		s->dg = &dg;
 		run_pass(s, deadline);
-		/* Ends never reported: skipped by the deadline, failed otherwise. */
-		for (uint32_t id = 0; id < dg.n_ids; id++)
-			if (!(dg.got[id] & 4) && !coord_stopping(s, deadline))
+		/* Ends never reported: skipped after a cancel or the deadline,
+		 * failed otherwise. */
+		if (dg.stopping)
+			coord_skip_rest(s, atomic_load(&s->c->cancel) ? "cancelled" : "sweep deadline passed");
+		for (uint32_t id = 0; !dg.stopping && id < dg.n_ids; id++)
+			if (!(dg.got[id] & 4))
 				finish(s, id, RCK_MESH_FAILED, "no report from one end of the probe", NULL, 0);
 		s->dg = NULL;
 		retest_suspects(s, deadline);

@@ -74,6 +74,20 @@ total=$(jq '.probes | length' <<<"$out")
 [ "$secs" -le 40 ] || fail "killed agent: the sweep took $secs s"
 echo "ok: agent killed mid-sweep: the 6 pairs without it ok, $mine of its 6 unreachable (others ran before), $secs s"
 
+# Cancelled (SIGINT) half-way: the agents stop, the rest is skipped.
+t0=$(date +%s)
+timeout 120 $WRAP "$RC" -j mesh --hosts $hosts --launcher 'env H={host} {cmd}' --transport tcp \
+	--test bw --duration 0.5 --schedule agents >"$tmp/out" 2>"$tmp/err" &
+sweep_pid=$!
+sleep 1.5
+kill -INT $sweep_pid
+wait $sweep_pid
+secs=$(( $(date +%s) - t0 ))
+n=$(jq '[.probes[] | select(.result.status == "skipped" and .result.reason == "cancelled")] | length' "$tmp/out")
+[ "${n:-0}" -gt 0 ] || fail "cancel: no probe skipped as cancelled: $(cat "$tmp/out" "$tmp/err")"
+[ "$secs" -le 15 ] || fail "cancel: the sweep took $secs s"
+echo "ok: cancelled: $n probes skipped, $secs s"
+
 # Bad uses: an unknown schedule, incast (needs the coordinator).
 $WRAP "$RC" mesh --hosts a,b --schedule nobody >/dev/null 2>"$tmp/err"
 [ $? = 2 ] && grep -q "invalid --schedule" "$tmp/err" || fail "--schedule nobody: $(cat "$tmp/err")"
