@@ -156,6 +156,11 @@ out=$($WRAP "$rck" -j preflight --hosts 127.0.0.1,127.0.0.2,127.0.0.3 --launcher
 rc=$?
 [ $rc -eq 0 ] && python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); assert d["verdict"] == "healthy" and len(d["mesh"]["probes"]) == 6, d["summary"]' <<<"$out"
 check "live loopback preflight: healthy, exit 0 ($rc: $(cat "$tmp/err"))" $?
+out=$($WRAP "$rck" -j preflight --hosts 127.0.0.1,127.0.0.2,127.0.0.3 --launcher 'env H={host} {cmd}' \
+	--transport tcp --iters 10 --config "$tmp/loose.conf" --schedule agents 2>"$tmp/err")
+rc=$?
+[ $rc -eq 0 ] && python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); assert d["verdict"] == "healthy" and len(d["mesh"]["probes"]) == 6, d["summary"]' <<<"$out"
+check "live loopback preflight, --schedule agents: healthy, exit 0 ($rc: $(cat "$tmp/err"))" $?
 out=$($WRAP "$rck" preflight --hosts 127.0.0.1,127.0.0.2,nosuchhost.invalid --launcher 'env H={host} {cmd}' \
 	--transport tcp --iters 10 --config "$tmp/loose.conf" 2>/dev/null)
 rc=$?
