@@ -111,6 +111,10 @@ static void stop_agents(pid_t *pids, int n)
 	}
 }
 
+/* The schedule config() sets: the tests marked "agents" run the same
+ * checks with the agents running the main pass. */
+static enum rck_mesh_schedule schedule = RCK_MESH_SCHEDULE_COORDINATOR;
+
 static struct rck_mesh_config *config(const unsigned int *ports, const char *key, double duration)
 {
 	struct rck_mesh_config *c;
@@ -122,6 +126,7 @@ static struct rck_mesh_config *config(const unsigned int *ports, const char *key
 		assert_int_equal(rck_mesh_config_add_host(c, name, "127.0.0.1", ports[i], NULL, 0), 0);
 	}
 	assert_int_equal(rck_mesh_config_set_key(c, (const uint8_t *)key, strlen(key)), 0);
+	assert_int_equal(rck_mesh_config_set_schedule(c, schedule), 0);
 	assert_int_equal(rck_mesh_config_set_probe(c, RCK_PROBE_TRANSPORT_TCP, 4096,
 						   duration > 0 ? 0 : 50, duration), 0);
 	return c;
@@ -290,6 +295,29 @@ static void test_retest_rounds(void **state)
 	rck_mesh_config_free(c);
 	stop_agents(pids, N);
 	rck_ctx_free(ctx);
+}
+
+/* The same under the agents' schedule: the main pass by the agents, the
+ * suspects' retests and the retest passes by the coordinator. */
+static void test_full_sweep_agents(void **state)
+{
+	schedule = RCK_MESH_SCHEDULE_AGENTS;
+	test_full_sweep(state);
+	schedule = RCK_MESH_SCHEDULE_COORDINATOR;
+}
+
+static void test_retest_agents(void **state)
+{
+	schedule = RCK_MESH_SCHEDULE_AGENTS;
+	test_retest(state);
+	schedule = RCK_MESH_SCHEDULE_COORDINATOR;
+}
+
+static void test_retest_rounds_agents(void **state)
+{
+	schedule = RCK_MESH_SCHEDULE_AGENTS;
+	test_retest_rounds(state);
+	schedule = RCK_MESH_SCHEDULE_COORDINATOR;
 }
 
 static void *cancel_later(void *arg)
@@ -587,6 +615,9 @@ int main(void)
 		cmocka_unit_test(test_full_sweep),
 		cmocka_unit_test(test_retest),
 		cmocka_unit_test(test_retest_rounds),
+		cmocka_unit_test(test_full_sweep_agents),
+		cmocka_unit_test(test_retest_agents),
+		cmocka_unit_test(test_retest_rounds_agents),
 		cmocka_unit_test(test_cancel),
 		cmocka_unit_test(test_killed_mid_sweep),
 		cmocka_unit_test(test_wrong_key),
