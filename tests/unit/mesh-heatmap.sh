@@ -51,5 +51,5 @@ expect 1 "^rocecheck: mesh: cannot read --from '$tmp/none.json': No such file" -
 printf '{"version":1}' >"$tmp/broken.json"
 expect 2 "broken.json" --from "$tmp/broken.json" --heatmap "$tmp/b.svg"
 [ ! -e "$tmp/b.svg" ] && ok "nothing drawn from a broken file" || bad "b.svg written"
-expect 1 "^rocecheck: mesh: cannot write $tmp/no/dir/m.svg" --from "$sample" --heatmap "$tmp/no/dir/m.svg"
+expect 1 "^rocecheck: mesh: cannot write --heatmap '$tmp/no/dir/m.svg': No such file" --from "$sample" --heatmap "$tmp/no/dir/m.svg"
 [ $fails -eq 0 ]
