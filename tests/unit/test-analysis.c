@@ -701,6 +701,94 @@ static void test_bad_nic_evidence(void **state)
 	rck_report_free(r);
 }
 
+/* 8 hosts; n2's links at 48 Gb/s, sending with loss on the sender's
+ * counters and out-of-sequence packets at its receivers; n5's links to it
+ * from n0, n1, n3 at @to5, all n5's other links at @n5 (96: healthy). */
+static struct rck_report *two_slow(double n5, double to5)
+{
+	const struct rck_link_counter sent[] = {{RCK_LINK_SRC, RCK_CTR_LOCAL_ACK_TIMEOUTS, 20},
+						{RCK_LINK_DST, RCK_CTR_OUT_OF_SEQUENCE, 30}};
+	struct rck_analysis *a;
+
+	assert_int_equal(rck_analysis_new(NULL, &a), 0);
+	for (unsigned int h = 0; h < 8; h++) {
+		struct rck_analysis_nic nic = {.size = sizeof(nic), .device = "mlx5_0", .port = 1,
+					       .line_rate_gbps = 100, .counters = ALL_CTRS};
+		char name[16];
+
+		snprintf(name, sizeof(name), "n%u", h);
+		assert_int_equal(rck_analysis_add_host(a, name, NULL, NULL, NULL), 0);
+		assert_int_equal(rck_analysis_add_nic(a, h, &nic, NULL), 0);
+	}
+	for (unsigned int s = 0; s < 8; s++)
+		for (unsigned int d = 0; d < 8; d++) {
+			struct rck_link_sample x = {.size = sizeof(x), .test = RCK_LINK_TEST_BW,
+						    .src_nic = s, .dst_nic = d, .line_rate_gbps = 100};
+
+			if (s == d)
+				continue;
+			x.meas.gbps = 96 + 0.1 * (s + d);
+			if (s == 5 || d == 5)
+				x.meas.gbps = n5;
+			if (d == 5 && (s == 0 || s == 1 || s == 3))
+				x.meas.gbps = to5;
+			if (s == 2 || d == 2)
+				x.meas.gbps = 48;
+			x.n_retests = 3;
+			for (unsigned int k = 0; k < 3; k++)
+				x.retest[k] = x.meas;
+			if (s == 2) {
+				x.counters = sent;
+				x.n_counters = 2;
+			}
+			assert_int_equal(rck_analysis_add_links(a, &x, 1), 0);
+		}
+	return run_small(a);
+}
+
+static bool nic_has(const struct rck_report *r, enum rck_finding_code code, const char *host)
+{
+	for (unsigned int i = 0; i < rck_report_finding_count(r); i++) {
+		const struct rck_finding *f = rck_report_finding(r, i);
+
+		if (rck_finding_code(f) == code && rck_finding_entity(f) == RCK_ENTITY_NIC &&
+		    !strcmp(rck_finding_host(f), host))
+			return true;
+	}
+	return false;
+}
+
+/* A slow NIC's links pull its peers' medians down (in CI: 4 hosts, 1% loss
+ * on one, and a second NIC flagged with the first one's loss): the peer is
+ * judged without its links to a worse NIC, and loss seen only on its probe
+ * with the lossy NIC is that NIC's evidence. */
+static void test_explain_away(void **state)
+{
+	struct rck_report *r;
+
+	(void)state;
+	/* n5 receives at 88 (below the floor of 89.3) from three hosts and
+	 * at 48 from n2: a median of 88 with n2, 92 without. */
+	r = two_slow(96, 88);
+	if (!nic_has(r, RCK_FINDING_NIC_DEGRADED, "n2") || nic_has(r, RCK_FINDING_NIC_DEGRADED, "n5"))
+		dump(r);
+	assert_true(nic_has(r, RCK_FINDING_NIC_DEGRADED, "n2"));
+	assert_true(nic_has(r, RCK_FINDING_LOSS_ON_LOSSLESS, "n2"));
+	assert_false(nic_has(r, RCK_FINDING_NIC_DEGRADED, "n5"));
+	rck_report_free(r);
+
+	/* n5 slow by itself (60, n2 worse at 48): both degraded, and the
+	 * out-of-sequence count n5 saw from n2 stays n2's loss. */
+	r = two_slow(60, 60);
+	if (!nic_has(r, RCK_FINDING_NIC_DEGRADED, "n5") || nic_has(r, RCK_FINDING_LOSS_ON_LOSSLESS, "n5"))
+		dump(r);
+	assert_true(nic_has(r, RCK_FINDING_NIC_DEGRADED, "n2"));
+	assert_true(nic_has(r, RCK_FINDING_NIC_DEGRADED, "n5"));
+	assert_true(nic_has(r, RCK_FINDING_LOSS_ON_LOSSLESS, "n2"));
+	assert_false(nic_has(r, RCK_FINDING_LOSS_ON_LOSSLESS, "n5"));
+	rck_report_free(r);
+}
+
 /* A 4-host fabric where link 0 -> 1 (bw) and 0 -> 2 (lat) are slow, with
  * the given retests. */
 static struct rck_report *retested(const struct rck_link_meas *bw_rt, unsigned int n_bw,
@@ -890,6 +978,7 @@ int main(void)
 		cmocka_unit_test(test_link_counters),
 		cmocka_unit_test(test_incast),
 		cmocka_unit_test(test_bad_nic_evidence),
+		cmocka_unit_test(test_explain_away),
 		cmocka_unit_test(test_retests),
 		cmocka_unit_test(test_unreachable),
 		cmocka_unit_test(test_empty),
