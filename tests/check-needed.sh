@@ -18,7 +18,7 @@ for elf in "$@"; do
 		echo "FAIL: $elf needs cairo (load it with analysis/cairo_dl.c instead)"
 		fail=1
 	else
-		echo "ok: $(basename "$elf") needs no cairo ($(tr '\n' ' ' <<<"$needed"))"
+		echo "ok: $(basename "$elf") needs no cairo ($(paste -sd ' ' <<<"$needed"))"
 	fi
 done
 exit $fail

@@ -1,4 +1,4 @@
-/* A libcairo.so.2 with a single cairo function, for heatmap-no-cairo.sh:
+/* A libcairo.so.2 with a single cairo function, for mesh-heatmap.sh:
  * librocecheck must refuse a PNG rather than use part of a library. */
 void *cairo_create(void *target);
 
