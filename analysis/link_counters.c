@@ -221,10 +221,13 @@ static int bad_nic_evidence(const struct rck_analysis *a, struct rck_report *r, 
 {
 	unsigned int *from = calloc(a->n_nics ? a->n_nics : 1, sizeof(*from));
 	unsigned int *to = calloc(a->n_nics ? a->n_nics : 1, sizeof(*to));
+	uint8_t *strong = calloc(a->n_nics ? a->n_nics : 1, 1);
+	double frac = an_th(a, TH_ATTRIBUTION_FRACTION), min = an_th(a, TH_ATTRIBUTION_MIN_LINKS);
 
-	if (!from || !to) {
+	if (!from || !to || !strong) {
 		free(from);
 		free(to);
+		free(strong);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < a->n_links; i++) {
@@ -247,6 +250,24 @@ static int bad_nic_evidence(const struct rck_analysis *a, struct rck_report *r, 
 			rh[l->src] += bad[l->src];
 			ch[l->dst] += bad[l->dst];
 		}
+		/* Loss from a lossy NIC also rises on its peers' counters (the
+		 * receiver counts out-of-sequence packets): a probe between two
+		 * degraded NICs is evidence on the one that shows the check on
+		 * most of its probes, not on a peer that shows it only there. */
+		for (unsigned int n = 0; n < a->n_nics; n++)
+			strong[n] = bad[n] && ((from[n] >= min && rh[n] > frac * from[n]) ||
+					       (to[n] >= min && ch[n] > frac * to[n]));
+		for (size_t i = 0; i < a->n_links; i++) {
+			const struct an_link *l = &a->links[i];
+
+			if (l->status != RCK_LINK_OK || !l->n_ctr || !bad[l->src] || !bad[l->dst] ||
+			    strong[l->src] == strong[l->dst] || !eval(a, l, c, NULL))
+				continue;
+			if (strong[l->dst])
+				rh[l->src]--;
+			else
+				ch[l->dst]--;
+		}
 		for (unsigned int n = 0; n < a->n_nics; n++) {
 			struct rck_finding *f;
 
@@ -261,6 +282,7 @@ static int bad_nic_evidence(const struct rck_analysis *a, struct rck_report *r, 
 	}
 	free(from);
 	free(to);
+	free(strong);
 	return 0;
 }
 

@@ -189,6 +189,76 @@ static double group_median(const struct rck_analysis *a, const uint32_t *idx, ui
 	return an_median(scratch, n);
 }
 
+/* How far NIC @n is past its limit, larger is worse: its worse ratio (for
+ * bandwidth the lower one, as a reciprocal). */
+static double badness(const double *rq, const double *cq, unsigned int n, bool lat)
+{
+	double r = rq[n], c = cq[n];
+
+	if (lat)
+		return isnan(r) ? c : isnan(c) ? r : r > c ? r : c;
+	r = isnan(r) ? INFINITY : r;
+	c = isnan(c) ? INFINITY : c;
+	return 1 / (r < c ? r : c);
+}
+
+/* Ratio of link @i to its limit: @lim[i] for bandwidth, @lat_limit else. */
+static double ratio(const struct rck_analysis *a, size_t i, const double *lim, double lat_limit)
+{
+	return a->links[i].value / (lim ? lim[i] : lat_limit);
+}
+
+/*
+ * A NIC that receives from a slow NIC shares that NIC's slow links: in a
+ * small group (4 hosts: 3 links each way) one of them moves its median to
+ * its limit. So each degraded NIC is judged again without its links to
+ * degraded NICs worse than itself; the worst keeps all its links, and a
+ * NIC with bad links of its own stays degraded. @deg is cleared where the
+ * rest of its links are within their limits.
+ */
+static void explain_away(const struct rck_analysis *a, const struct an_groups *g, const double *lim,
+			 double lat_limit, const double *rq, const double *cq, uint8_t *deg,
+			 double *scratch)
+{
+	bool lat = !lim;
+	uint8_t *clear = calloc(a->n_nics ? a->n_nics : 1, 1);
+
+	if (!clear)
+		return; /* no memory: keep the first judgement */
+	for (unsigned int n = 0; n < a->n_nics; n++) {
+		double mine, q[2];
+
+		if (!deg[n])
+			continue;
+		mine = badness(rq, cq, n, lat);
+		for (int side = 0; side < 2; side++) {
+			const uint32_t *start = side ? g->col_start : g->row_start;
+			const uint32_t *idx = side ? g->col_idx : g->row_idx;
+			uint32_t k = 0;
+
+			/* A side too short to be judged first stays unjudged. */
+			if (start[n + 1] - start[n] < an_th(a, TH_ATTRIBUTION_MIN_LINKS)) {
+				q[side] = NAN;
+				continue;
+			}
+			for (uint32_t i = start[n]; i < start[n + 1]; i++) {
+				const struct an_link *l = &a->links[idx[i]];
+				unsigned int peer = side ? l->src : l->dst;
+
+				if (deg[peer] && badness(rq, cq, peer, lat) > mine)
+					continue;
+				scratch[k++] = ratio(a, idx[i], lim, lat_limit);
+			}
+			q[side] = k ? an_median(scratch, k) : NAN;
+		}
+		/* NaN (no link left on a side) compares false: not bad there. */
+		clear[n] = !(lat ? q[0] > 1 || q[1] > 1 : q[0] < 1 || q[1] < 1);
+	}
+	for (unsigned int n = 0; n < a->n_nics; n++)
+		deg[n] &= !clear[n];
+	free(clear);
+}
+
 /*
  * NICs most of whose links (as sender or as receiver) are beyond their
  * limit: the median of the row or column, each link over its own limit,
@@ -238,6 +308,11 @@ static void attribute(const struct rck_analysis *a, struct rck_report *r, const 
 		rbad = rn >= min && (lat ? rq[n] > 1 : rq[n] < 1);
 		cbad = cn >= min && (lat ? cq[n] > 1 : cq[n] < 1);
 		deg[n] = rbad || cbad;
+	}
+	explain_away(a, &g, lim, lat ? factor * centre : 0, rq, cq, deg, scratch);
+	for (unsigned int n = 0; n < a->n_nics; n++) {
+		uint32_t rn = g.row_start[n + 1] - g.row_start[n], cn = g.col_start[n + 1] - g.col_start[n];
+
 		/* Bandwidth medians in Gb/s only for the reason of a finding. */
 		if (!lat && deg[n]) {
 			rmed[n] = rn ? group_median(a, g.row_idx + g.row_start[n], rn, NULL, scratch) : NAN;

@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "internal.h" /* rck_write_atomic(), lib/atomic_file.c built in */
+#include "heatmap_save.h"
 #include "mesh_launch.h"
 
 static struct rck_mesh_config *running_cfg;
@@ -108,9 +109,7 @@ static char *read_file(const char *path, size_t *len)
 
 struct save_arg {
 	const struct rck_mesh *m;
-	enum rck_format json;          /* --output */
-	enum rck_mesh_test test;       /* --heatmap */
-	enum rck_heatmap_format fmt;
+	enum rck_format json; /* --output */
 };
 
 static int write_json(FILE *f, const void *arg)
@@ -120,37 +119,18 @@ static int write_json(FILE *f, const void *arg)
 	return rck_mesh_write(s->m, f, s->json);
 }
 
-static int write_heatmap(FILE *f, const void *arg)
-{
-	const struct save_arg *s = arg;
-
-	return rck_heatmap_write(s->m, s->test, NULL, s->fmt, f);
-}
-
 /* The JSON result to --output and the picture to --heatmap, each written
  * whole or not at all. */
 static int save(struct cli *cli, const struct rck_mesh *m, const char *output, const char *heatmap)
 {
-	struct save_arg sa = {.m = m, .test = RCK_MESH_TEST_LAT,
+	struct save_arg sa = {.m = m,
 			      .json = cli->fmt == RCK_FORMAT_JSON_PRETTY ? RCK_FORMAT_JSON_PRETTY
 									 : RCK_FORMAT_JSON};
 	int rc;
 
 	if (output && (rc = rck_write_atomic(output, write_json, &sa)))
 		return cli_fail(cli, rc, "cannot write %s", output);
-	if (!heatmap)
-		return 0;
-	if (!rck_mesh_nic_count(m)) {
-		cli_msg(cli, "no NIC in the result: --heatmap '%s' not written", heatmap);
-		return EXIT_FAIL;
-	}
-	rck_heatmap_format_from_path(heatmap, &sa.fmt);
-	/* Bandwidth when the sweep measured it, else latency. */
-	for (unsigned int i = 0; i < rck_mesh_cell_count(m) && sa.test != RCK_MESH_TEST_BW; i++)
-		rck_mesh_cell(m, i, &sa.test, NULL, NULL);
-	if ((rc = rck_write_atomic(heatmap, write_heatmap, &sa)))
-		return cli_fail(cli, rc, "cannot write %s", heatmap);
-	return 0;
+	return heatmap && heatmap_save(cli, m, NULL, heatmap) ? EXIT_FAIL : 0;
 }
 
 struct mesh_args {

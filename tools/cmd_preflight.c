@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "internal.h" /* rck_write_atomic(), lib/atomic_file.c built in */
+#include "heatmap_save.h"
 #include "mesh_launch.h"
 
 /* Exit codes of this command: the verdict, or 2 when it could not run. */
@@ -295,40 +295,6 @@ static void drain_hosts(struct cli *cli, const struct pf_args *a, const struct r
 	}
 }
 
-struct heat {
-	const struct rck_preflight *p;
-	enum rck_mesh_test test;
-	enum rck_heatmap_format fmt;
-};
-
-static int write_heat(FILE *f, const void *arg)
-{
-	const struct heat *h = arg;
-
-	return rck_heatmap_write(rck_preflight_mesh(h->p), h->test, rck_preflight_report(h->p), h->fmt, f);
-}
-
-/* The matrix with the report's degraded links, NICs and hosts marked,
- * written whole or not at all: bandwidth when measured, else latency. */
-static int save_heatmap(struct cli *cli, const struct rck_preflight *p, const char *path)
-{
-	const struct rck_mesh *m = rck_preflight_mesh(p);
-	struct heat h = {.p = p, .test = RCK_MESH_TEST_LAT};
-	int rc;
-
-	if (!rck_mesh_nic_count(m)) {
-		cli_msg(cli, "no NIC in the result: --heatmap '%s' not written", path);
-		return -ENOENT;
-	}
-	rck_heatmap_format_from_path(path, &h.fmt);
-	for (unsigned int i = 0; i < rck_mesh_cell_count(m) && h.test != RCK_MESH_TEST_BW; i++)
-		rck_mesh_cell(m, i, &h.test, NULL, NULL);
-	rc = rck_write_atomic(path, write_heat, &h);
-	if (rc)
-		cli_msg(cli, "cannot write --heatmap '%s': %s", path, strerror(-rc));
-	return rc;
-}
-
 static int judge_recorded(struct cli *cli, struct pf_args *a, struct rck_preflight **out)
 {
 	struct rck_mesh *m = NULL;
@@ -380,7 +346,7 @@ static int run(struct cli *cli, struct pf_args *a)
 		rck_preflight_free(p);
 		return PF_ERROR;
 	}
-	if (a->heatmap && save_heatmap(cli, p, a->heatmap)) {
+	if (a->heatmap && heatmap_save(cli, rck_preflight_mesh(p), rck_preflight_report(p), a->heatmap)) {
 		rck_preflight_free(p);
 		return PF_ERROR;
 	}

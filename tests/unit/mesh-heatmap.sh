@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # `rocecheck mesh --from FILE --heatmap OUT`: a saved sweep drawn as SVG and
-# PNG, atomically and deterministically; bad names and files refused.
+# PNG, atomically and deterministically; bad names and files refused; a PNG
+# where libcairo.so.2 is no library or lacks functions refused in one line.
 set -u
 rck=${ROCECHECK:?ROCECHECK not set}
+stub=${CAIRO_STUB:?CAIRO_STUB not set}
 wrap=${ROCECHECK_WRAP:-}
 sample=${ROCECHECK_FIXTURES:?}/mesh/sample.json
 tmp=$(mktemp -d)
@@ -51,5 +53,40 @@ expect 1 "^rocecheck: mesh: cannot read --from '$tmp/none.json': No such file" -
 printf '{"version":1}' >"$tmp/broken.json"
 expect 2 "broken.json" --from "$tmp/broken.json" --heatmap "$tmp/b.svg"
 [ ! -e "$tmp/b.svg" ] && ok "nothing drawn from a broken file" || bad "b.svg written"
-expect 1 "^rocecheck: mesh: cannot write $tmp/no/dir/m.svg" --from "$sample" --heatmap "$tmp/no/dir/m.svg"
+expect 1 "^rocecheck: mesh: cannot write --heatmap '$tmp/no/dir/m.svg': No such file" --from "$sample" --heatmap "$tmp/no/dir/m.svg"
+# cairo is loaded on the first PNG (analysis/cairo_dl.c). LD_LIBRARY_PATH
+# puts a broken libcairo.so.2 first: not an ELF file, or the CAIRO_STUB
+# library with one cairo function; the dynamic loader stops at the first
+# libcairo.so.2 it finds. mesh and preflight --from-mesh, and the SVG.
+mkdir "$tmp/notelf" "$tmp/partial" "$tmp/pics"
+echo 'not a library' >"$tmp/notelf/libcairo.so.2"
+cp "$stub" "$tmp/partial/libcairo.so.2"
+msg="^rocecheck: (mesh|preflight): cannot write --heatmap '$tmp/pics/m.png': PNG heatmap needs libcairo.so.2: not found or incomplete \(install libcairo2, or draw an .svg\)$"
+
+# Runs the tool with @1's libcairo.so.2 found first.
+run() { # DIR ARGS...
+	local dir=$1
+	shift
+	LD_LIBRARY_PATH="$tmp/$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" $wrap "$rck" "$@" >/dev/null 2>"$tmp/err"
+}
+
+for dir in notelf partial; do
+	# mesh: exit 1 (I/O), preflight: exit 2 (could not run).
+	for cmd in "mesh --from 1" "preflight --from-mesh 2"; do
+		read -r name opt want <<<"$cmd"
+		run "$dir" "$name" "$opt" "$sample" --heatmap "$tmp/pics/m.png"
+		rc=$?
+		if [ $rc -eq "$want" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -Eq "$msg" "$tmp/err"; then
+			ok "$dir libcairo.so.2, $name: exit $rc, one line"
+		else
+			bad "$dir libcairo.so.2, $name: exit $rc (want $want), stderr: $(head -3 "$tmp/err")"
+		fi
+		[ -z "$(ls "$tmp/pics")" ] && ok "nothing written" || bad "left: $(ls "$tmp/pics")"
+	done
+	run "$dir" mesh --from "$sample" --heatmap "$tmp/pics/m.svg"
+	rc=$?
+	[ $rc -eq 3 ] && [ -s "$tmp/pics/m.svg" ] && [ ! -s "$tmp/err" ] &&
+		ok "$dir libcairo.so.2: the SVG is drawn" || bad "SVG: exit $rc, $(head -3 "$tmp/err")"
+	rm -f "$tmp/pics/m.svg"
+done
 [ $fails -eq 0 ]

@@ -20,7 +20,7 @@ extern "C" {
 
 enum rck_heatmap_format {
 	RCK_HEATMAP_SVG = 0, /**< SVG 1.1, UTF-8 */
-	RCK_HEATMAP_PNG = 1, /**< PNG (cairo), RGB */
+	RCK_HEATMAP_PNG = 1, /**< PNG (cairo, loaded at run time), RGB */
 };
 
 /**
@@ -54,8 +54,15 @@ int rck_heatmap_format_from_path(const char *path, enum rck_heatmap_format *fmt)
  * shortened for display. The output is a pure function of the arguments
  * (same input, same bytes; PNG text also depends on the installed fonts).
  *
+ * A PNG is drawn with cairo, which librocecheck does not link: the first
+ * PNG loads libcairo.so.2 with dlopen() (once per process, thread-safe;
+ * it stays loaded), so a program that writes none never maps it. The SVG
+ * needs no library.
+ *
  * Returns 0, -EINVAL (NULL @m or @out, bad @test or @fmt, a result
- * without NICs), -ENOMEM, or -EIO when writing @out failed.
+ * without NICs), -ENOTSUP (a PNG, and libcairo.so.2 could not be loaded
+ * or lacks a function it needs; nothing written), -ENOMEM, or -EIO when
+ * writing @out failed.
  */
 int rck_heatmap_write(const struct rck_mesh *m, enum rck_mesh_test test,
 		      const struct rck_report *r, enum rck_heatmap_format fmt, FILE *out);
