@@ -18,6 +18,7 @@
 #define FLUSH_NS 200000000ull
 #define SLICE_NS 100000000ull
 #define RETRY_US 20000
+#define MAX_DROPPED 4096
 
 struct nicq {
 	struct agent_tasks *at;
@@ -46,6 +47,9 @@ struct agent_tasks {
 	uint64_t first_pending;
 	uint8_t *buf;
 	int send_rc;
+	pthread_mutex_t dlock;  /* the dropped peers */
+	struct ag_peer *dropped;
+	size_t n_dropped;
 };
 
 int agent_tasks_new(struct rck_ctx *ctx, const struct rck_agent_opts *o, agent_raw_send_fn send,
@@ -68,6 +72,7 @@ int agent_tasks_new(struct rck_ctx *ctx, const struct rck_agent_opts *o, agent_r
 	at->send = send;
 	at->arg = arg;
 	pthread_mutex_init(&at->lock, NULL);
+	pthread_mutex_init(&at->dlock, NULL);
 	*out = at;
 	return 0;
 }
@@ -84,6 +89,8 @@ void agent_tasks_free(struct agent_tasks *at)
 		free(at->q[i].idx);
 	}
 	pthread_mutex_destroy(&at->lock);
+	pthread_mutex_destroy(&at->dlock);
+	free(at->dropped);
 	memset(at->plan.key, 0, sizeof(at->plan.key));
 	free(at->tasks);
 	free(at->pending);
@@ -145,9 +152,21 @@ static void from_result(const struct rck_probe_result *res, struct ag_tres *r)
 	own_counters(res, r);
 }
 
-static bool stopped(struct agent_tasks *at, uint64_t deadline)
+/* The coordinator saw the peer's host go (AG_DROP). */
+static bool dropped(struct agent_tasks *at, const struct ag_task *t)
 {
-	return atomic_load(&at->stop) || wire_now_ns() >= deadline;
+	bool gone = false;
+
+	pthread_mutex_lock(&at->dlock);
+	for (size_t i = 0; i < at->n_dropped && !gone; i++)
+		gone = at->dropped[i].port == t->peer_port && !strcmp(at->dropped[i].addr, t->peer);
+	pthread_mutex_unlock(&at->dlock);
+	return gone;
+}
+
+static bool stopped(struct agent_tasks *at, const struct ag_task *t, uint64_t deadline)
+{
+	return atomic_load(&at->stop) || wire_now_ns() >= deadline || dropped(at, t);
 }
 
 /* The peer has this long to show up once the task is at the head of our
@@ -165,7 +184,7 @@ static void serve_task(struct nicq *q, const struct ag_task *t, struct ag_tres *
 	int rc = -ETIMEDOUT;
 
 	/* In slices, so a STOP is seen within one. */
-	while (rc == -ETIMEDOUT && !stopped(at, deadline)) {
+	while (rc == -ETIMEDOUT && !stopped(at, t, deadline)) {
 		uint64_t until = wire_now_ns() + SLICE_NS;
 
 		rc = psrv_serve_task(q->srv, t->id + 1, until < deadline ? until : deadline, &res);
@@ -178,6 +197,8 @@ static void serve_task(struct nicq *q, const struct ag_task *t, struct ag_tres *
 	r->status = rc == -ETIMEDOUT ? RCK_PROBE_TIMEOUT : RCK_PROBE_SYSTEM;
 	if (atomic_load(&at->stop))
 		snprintf(r->text, sizeof(r->text), "cancelled");
+	else if (rc == -ETIMEDOUT && dropped(at, t))
+		snprintf(r->text, sizeof(r->text), "peer %s is down", t->peer);
 	else if (rc == -ETIMEDOUT)
 		snprintf(r->text, sizeof(r->text), "peer %s never came for task %u", t->peer, t->id);
 	else
@@ -215,7 +236,7 @@ static void run_task(struct nicq *q, const struct ag_task *t, struct ag_tres *r)
 			return;
 		}
 		if (rck_probe_result_status(res) != RCK_PROBE_UNREACHABLE ||
-		    rck_probe_result_messages(res) || stopped(at, deadline)) {
+		    rck_probe_result_messages(res) || stopped(at, t, deadline)) {
 			from_result(res, r);
 			if (atomic_load(&at->stop) && r->status != RCK_PROBE_OK)
 				snprintf(r->text, sizeof(r->text), "cancelled");
@@ -243,6 +264,9 @@ static void *queue_main(void *arg)
 		if (atomic_load(&at->stop)) {
 			r->status = RCK_PROBE_TIMEOUT;
 			snprintf(r->text, sizeof(r->text), "cancelled");
+		} else if (dropped(at, t)) {
+			r->status = RCK_PROBE_UNREACHABLE;
+			snprintf(r->text, sizeof(r->text), "peer %s is down", t->peer);
 		} else if (t->role == AG_ROLE_SERVE) {
 			serve_task(q, t, r);
 		} else {
@@ -390,6 +414,24 @@ static int on_go(struct agent_tasks *at, const char *peer)
 	return 0;
 }
 
+static int on_drop(struct agent_tasks *at, const uint8_t *p, size_t len, const char *peer)
+{
+	struct ag_peer gone[AG_MAX_NICS];
+	size_t n;
+
+	if (!at->planned || ag_drop_decode(p, len, gone, AG_MAX_NICS, &n)) {
+		rck_warn(at->ctx, "agent: %s: malformed or early DROP, closing", peer);
+		return -EBADMSG;
+	}
+	pthread_mutex_lock(&at->dlock);
+	if (!at->dropped)
+		at->dropped = calloc(MAX_DROPPED, sizeof(*at->dropped));
+	for (size_t i = 0; at->dropped && i < n && at->n_dropped < MAX_DROPPED; i++)
+		at->dropped[at->n_dropped++] = gone[i];
+	pthread_mutex_unlock(&at->dlock);
+	return 0;
+}
+
 int agent_tasks_frame(struct agent_tasks *at, uint16_t type, const uint8_t *p, size_t len,
 		      const char *peer)
 {
@@ -403,6 +445,8 @@ int agent_tasks_frame(struct agent_tasks *at, uint16_t type, const uint8_t *p, s
 	case AG_STOP:
 		atomic_store(&at->stop, 1);
 		return 0;
+	case AG_DROP:
+		return on_drop(at, p, len, peer);
 	default:
 		rck_warn(at->ctx, "agent: %s: unexpected %s request, closing", peer, ag_task_type_name(type));
 		return -EBADMSG;

@@ -1,5 +1,5 @@
 /* Encode and decode of the delegated schedule's messages: AG_PLAN,
- * AG_PLANNED, AG_TASKS, AG_TRES (AG_GO and AG_STOP carry nothing). */
+ * AG_PLANNED, AG_TASKS, AG_TRES, AG_DROP (AG_GO and AG_STOP carry nothing). */
 #include <errno.h>
 #include <string.h>
 
@@ -11,15 +11,15 @@ enum {
 	T_KEY = 1, T_TRANSPORT, T_SIZE, T_DURATION, T_TIMEOUT, T_ITERS, T_NIC, T_DEV, T_PORT,
 	T_STATUS, T_TEXT, T_PROBE_PORT, T_TASK, T_ID, T_ROLE, T_TEST, T_NIC_IDX, T_PEER,
 	T_PEER_PORT, T_PEER_DEV, T_PEER_IBPORT, T_RES, T_GBPS, T_P50, T_P99, T_SECONDS, T_CTR,
-	T_CTR_ID, T_CTR_VAL,
-	T_MAX = T_CTR_VAL
+	T_CTR_ID, T_CTR_VAL, T_DROPPED,
+	T_MAX = T_DROPPED
 };
 
 const char *ag_task_type_name(uint16_t type)
 {
 	static const char *const names[] = {
 		[AG_PLAN] = "PLAN", [AG_PLANNED] = "PLANNED", [AG_TASKS] = "TASKS",
-		[AG_GO] = "GO", [AG_TRES] = "TRES", [AG_STOP] = "STOP",
+		[AG_GO] = "GO", [AG_TRES] = "TRES", [AG_STOP] = "STOP", [AG_DROP] = "DROP",
 	};
 
 	if (type < AG_PLAN)
@@ -295,6 +295,44 @@ int ag_tres_decode(const uint8_t *p, size_t len, struct ag_tres *out, size_t cap
 		if (t != T_RES)
 			continue;
 		if (*n >= cap || get_tres(&a, &out[*n]))
+			return -EBADMSG;
+		(*n)++;
+	}
+	return rc ? -EBADMSG : 0;
+}
+
+int ag_drop_encode(const struct ag_peer *p, size_t n, uint8_t *buf, size_t cap, size_t *len)
+{
+	struct wire_buf b = { .p = buf, .cap = cap };
+
+	if (n > AG_MAX_NICS)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		size_t nest = wire_attr_nest_start(&b, T_DROPPED);
+
+		wire_attr_put_str(&b, T_PEER, p[i].addr);
+		wire_attr_put_u32(&b, T_PEER_PORT, p[i].port);
+		wire_attr_nest_end(&b, nest);
+	}
+	return done(&b, len);
+}
+
+int ag_drop_decode(const uint8_t *p, size_t len, struct ag_peer *out, size_t cap, size_t *n)
+{
+	struct wire_attr a;
+	size_t off = 0;
+	uint16_t t;
+	int rc;
+
+	*n = 0;
+	while ((rc = wire_attr_next(p, len, &off, &t, &a)) == 1) {
+		struct wire_attr tb[T_MAX + 1];
+
+		if (t != T_DROPPED)
+			continue;
+		if (*n >= cap || wire_attr_parse(a.v, a.len, tb, T_MAX) ||
+		    wire_attr_str(&tb[T_PEER], out[*n].addr, sizeof(out[*n].addr)) ||
+		    wire_attr_u32(&tb[T_PEER_PORT], &out[*n].port) || out[*n].port > 65535)
 			return -EBADMSG;
 		(*n)++;
 	}

@@ -18,7 +18,8 @@ enum ag_task_type {
 	AG_GO = 17,      /* the list is whole: run it */
 	AG_TRES = 18,    /* a batch of task results; status 1: the last */
 	AG_STOP = 19,    /* cancel: the agent fails what is left and sends its last batch */
-	AG_TASK_TYPE_MAX = AG_STOP
+	AG_DROP = 20,    /* these peers' listeners are gone: fail their tasks without waiting */
+	AG_TASK_TYPE_MAX = AG_DROP
 };
 
 #define AG_PROBE_KEY_LEN 32
@@ -70,6 +71,12 @@ struct ag_tres {
 	struct ag_ctr ctr[AG_MAX_CTRS];
 };
 
+/* A peer's standing listener, as tasks name it. */
+struct ag_peer {
+	char addr[64];
+	uint32_t port;
+};
+
 const char *ag_task_type_name(uint16_t type);
 
 /* Encoders: 0, -ENOBUFS, -EINVAL (a count out of range). */
@@ -78,6 +85,7 @@ int ag_planned_encode(const struct ag_planned *p, uint8_t *buf, size_t cap, size
 int ag_tasks_encode(const struct ag_task *t, size_t n, uint8_t *buf, size_t cap, size_t *len);
 int ag_tres_encode(const struct ag_tres *r, size_t n, bool last, uint8_t *buf, size_t cap,
 		   size_t *len);
+int ag_drop_encode(const struct ag_peer *p, size_t n, uint8_t *buf, size_t cap, size_t *len);
 
 /* Decoders: 0 or -EBADMSG (malformed, a value out of range, more entries
  * than @cap). Unknown attributes are skipped. */
@@ -86,5 +94,6 @@ int ag_planned_decode(const uint8_t *p, size_t len, struct ag_planned *out);
 int ag_tasks_decode(const uint8_t *p, size_t len, struct ag_task *out, size_t cap, size_t *n);
 int ag_tres_decode(const uint8_t *p, size_t len, struct ag_tres *out, size_t cap, size_t *n,
 		   bool *last);
+int ag_drop_decode(const uint8_t *p, size_t len, struct ag_peer *out, size_t cap, size_t *n);
 
 #endif

@@ -80,10 +80,36 @@ static void finish(struct sweep *s, uint32_t id, enum rck_mesh_status st, const 
 	dg->half[id] = NULL;
 }
 
+/* Tell the agents still running that @hi's listeners are gone, so their
+ * tasks with it fail now instead of after the wait. */
+static void drop_peer(struct sweep *s, uint32_t hi)
+{
+	struct host *h = &s->h[hi];
+	struct ag_peer gone[AG_MAX_NICS];
+	unsigned int n = s->c->transport == RCK_PROBE_TRANSPORT_TCP ? 1 : h->n_nics;
+	size_t len;
+
+	if (s->dg->dh[hi].st < D_PLANNED || !h->nic_addr)
+		return;
+	for (unsigned int i = 0; i < n && i < AG_MAX_NICS; i++) {
+		snprintf(gone[i].addr, sizeof(gone[i].addr), "%s",
+			 s->c->transport == RCK_PROBE_TRANSPORT_RDMA && h->nic_addr[i][0] ? h->nic_addr[i]
+											    : h->cfg->addr);
+		gone[i].port = s->dg->dh[hi].probe_port[i];
+	}
+	if (ag_drop_encode(gone, n < AG_MAX_NICS ? n : AG_MAX_NICS, s->buf, AG_MAX_PAYLOAD, &len))
+		return;
+	for (size_t i = 0; i < s->n_h; i++)
+		if (alive(s, (uint32_t)i) && s->dg->dh[i].st >= D_PLANNED && s->dg->dh[i].st != D_LAST)
+			coord_queue(s, &s->h[i], AG_DROP, s->buf, len);
+}
+
 void delegate_host_dead(struct sweep *s, uint32_t hi, const char *reason)
 {
 	struct delegate *dg = s->dg;
 	struct dhost *d = &dg->dh[hi];
+
+	drop_peer(s, hi);
 
 	for (size_t i = 0; i < d->n_ids; i++)
 		finish(s, d->ids[i] / 2, RCK_MESH_UNREACHABLE, reason, NULL, 0);

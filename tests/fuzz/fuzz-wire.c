@@ -43,6 +43,7 @@ static void tasks_payload(uint16_t type, const uint8_t *p, size_t len)
 	static struct ag_planned pl;
 	static struct ag_task t[AG_TASKS_PER_FRAME];
 	static struct ag_tres r[AG_TRES_PER_FRAME];
+	static struct ag_peer gone[AG_MAX_NICS];
 	size_t n, n2, olen;
 	bool last;
 
@@ -67,6 +68,12 @@ static void tasks_payload(uint16_t type, const uint8_t *p, size_t len)
 		if (!ag_tres_decode(p, len, r, AG_TRES_PER_FRAME, &n, &last) &&
 		    (ag_tres_encode(r, n, last, out, sizeof(out), &olen) ||
 		     ag_tres_decode(out, olen, r, AG_TRES_PER_FRAME, &n2, &last) || n2 != n))
+			abort();
+		break;
+	case AG_DROP:
+		if (!ag_drop_decode(p, len, gone, AG_MAX_NICS, &n) &&
+		    (ag_drop_encode(gone, n, out, sizeof(out), &olen) ||
+		     ag_drop_decode(out, olen, gone, AG_MAX_NICS, &n2) || n2 != n))
 			abort();
 		break;
 	default:

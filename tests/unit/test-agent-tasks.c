@@ -156,12 +156,30 @@ static void test_results(void **state)
 	assert_string_equal(ag_task_type_name(AG_HOST), "HOST");
 }
 
+static void test_drop(void **state)
+{
+	struct ag_peer p[2] = { { "10.0.0.3", 40000 }, { "10.0.1.3", 40001 } }, q[2];
+	size_t len, n;
+
+	(void)state;
+	assert_int_equal(ag_drop_encode(p, 2, buf, sizeof(buf), &len), 0);
+	assert_int_equal(ag_drop_decode(buf, len, q, 2, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(q[1].addr, "10.0.1.3");
+	assert_int_equal(q[1].port, 40001);
+	assert_int_equal(ag_drop_decode(buf, len, q, 1, &n), -EBADMSG);
+	p[0].port = 65536;
+	assert_int_equal(ag_drop_encode(p, 1, buf, sizeof(buf), &len), 0);
+	assert_int_equal(ag_drop_decode(buf, len, q, 2, &n), -EBADMSG);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_tasks),
 		cmocka_unit_test(test_results),
+		cmocka_unit_test(test_drop),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
