@@ -48,16 +48,17 @@ c=$(jq -r "$cells" <<<"$out")
 echo "ok: both schedules give the same 24 cells"
 
 # An agent killed half-way: a launcher that records each agent's pid; the
-# probes last 0.3 s so a sweep takes seconds; 127.0.0.3 dies after 1 s.
+# probes last 0.3 s (2 s under valgrind) so a sweep takes seconds;
+# 127.0.0.3 dies 1 s (4 s) after it started.
 printf '%s\n' '#!/bin/sh' 'h=$1; shift' 'echo $$ >"$T/$h.pid"' 'exec "$@"' >"$tmp/l"
 chmod +x "$tmp/l"
 export T=$tmp
 t0=$(date +%s)
 timeout 120 $WRAP "$RC" -t 2000 -j mesh --hosts $hosts --launcher "$tmp/l {host} {cmd}" --transport tcp \
-	--test bw --duration 0.3 --schedule agents >"$tmp/out" 2>"$tmp/err" &
+	--test bw --duration $([ -n "$WRAP" ] && echo 2 || echo 0.3) --schedule agents >"$tmp/out" 2>"$tmp/err" &
 sweep_pid=$!
 for _ in $(seq $((50 * slow))); do [ -s "$tmp/127.0.0.3.pid" ] && break; sleep 0.1; done
-sleep $slow
+sleep $([ -n "$WRAP" ] && echo 4 || echo 1)
 kill -9 "$(cat "$tmp/127.0.0.3.pid")" 2>/dev/null || fail "the agent of 127.0.0.3 was not running"
 wait $sweep_pid
 rc=$?
