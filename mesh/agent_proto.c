@@ -155,29 +155,28 @@ int ag_encode(const struct ag_msg *m, uint8_t *buf, size_t cap, size_t *len)
 	return b.bad ? -ENOBUFS : 0;
 }
 
-/* An optional attribute: absent leaves the field, malformed fails. */
-static int opt_u32(const struct wire_attr *a, uint32_t *v)
+int ag_opt_u32(const struct wire_attr *a, uint32_t *v)
 {
 	int rc = wire_attr_u32(a, v);
 
 	return rc == -ENOENT ? 0 : rc;
 }
 
-static int opt_u64(const struct wire_attr *a, uint64_t *v)
+int ag_opt_u64(const struct wire_attr *a, uint64_t *v)
 {
 	int rc = wire_attr_u64(a, v);
 
 	return rc == -ENOENT ? 0 : rc;
 }
 
-static int opt_f64(const struct wire_attr *a, double *v)
+int ag_opt_f64(const struct wire_attr *a, double *v)
 {
 	int rc = wire_attr_f64(a, v);
 
 	return rc == -ENOENT ? 0 : rc;
 }
 
-static int opt_str(const struct wire_attr *a, char *buf, size_t size)
+int ag_opt_str(const struct wire_attr *a, char *buf, size_t size)
 {
 	int rc = wire_attr_str(a, buf, size);
 
@@ -194,17 +193,17 @@ static int get_nic(const struct wire_attr *a, struct ag_nic *n)
 		return rc;
 	if (!tb[A_DEV].v || !tb[A_PORT].v)
 		return -EBADMSG;
-	rc = opt_str(&tb[A_DEV], n->device, sizeof(n->device)) ?:
-	     opt_u32(&tb[A_PORT], &n->port) ?:
-	     opt_str(&tb[A_NETDEV], n->netdev, sizeof(n->netdev)) ?:
-	     opt_str(&tb[A_STATE], n->state, sizeof(n->state)) ?:
-	     opt_str(&tb[A_FW], n->fw_ver, sizeof(n->fw_ver)) ?:
-	     opt_str(&tb[A_ADDR], n->addr, sizeof(n->addr)) ?:
-	     opt_f64(&tb[A_RATE], &n->rate_gbps) ?:
-	     opt_u32(&tb[A_MTU], &n->active_mtu) ?:
-	     opt_u32(&tb[A_NETDEV_MTU], &n->netdev_mtu) ?:
-	     opt_u32(&tb[A_GID_INDEX], &gid) ?:
-	     opt_u64(&tb[A_CTRMASK], &n->counters);
+	rc = ag_opt_str(&tb[A_DEV], n->device, sizeof(n->device)) ?:
+	     ag_opt_u32(&tb[A_PORT], &n->port) ?:
+	     ag_opt_str(&tb[A_NETDEV], n->netdev, sizeof(n->netdev)) ?:
+	     ag_opt_str(&tb[A_STATE], n->state, sizeof(n->state)) ?:
+	     ag_opt_str(&tb[A_FW], n->fw_ver, sizeof(n->fw_ver)) ?:
+	     ag_opt_str(&tb[A_ADDR], n->addr, sizeof(n->addr)) ?:
+	     ag_opt_f64(&tb[A_RATE], &n->rate_gbps) ?:
+	     ag_opt_u32(&tb[A_MTU], &n->active_mtu) ?:
+	     ag_opt_u32(&tb[A_NETDEV_MTU], &n->netdev_mtu) ?:
+	     ag_opt_u32(&tb[A_GID_INDEX], &gid) ?:
+	     ag_opt_u64(&tb[A_CTRMASK], &n->counters);
 	n->gid_index = (int32_t)gid;
 	if (!rc && (n->port == 0 || n->port > 255 || !n->device[0] || n->gid_index < -1 ||
 		    n->rate_gbps != n->rate_gbps || n->rate_gbps < 0))
@@ -250,23 +249,23 @@ int ag_decode(uint16_t type, const uint8_t *p, size_t len, struct ag_msg *m)
 	rc = wire_attr_parse(p, len, tb, A_MAX);
 	if (rc)
 		return rc;
-	rc = opt_u32(&tb[A_ID], &m->id) ?:
-	     opt_u32(&tb[A_STATUS], &m->status) ?:
-	     opt_str(&tb[A_TEXT], m->text, sizeof(m->text)) ?:
-	     opt_str(&tb[A_DEV], m->device, sizeof(m->device)) ?:
-	     opt_u32(&tb[A_PORT], &m->ib_port) ?:
-	     opt_u32(&tb[A_TEST], &m->test) ?:
-	     opt_u32(&tb[A_TRANSPORT], &m->transport) ?:
-	     opt_u32(&tb[A_SIZE], &m->size) ?:
-	     opt_u64(&tb[A_ITERS], &m->iters) ?:
-	     opt_u32(&tb[A_DURATION], &m->duration_ms) ?:
-	     opt_u32(&tb[A_TIMEOUT], &m->timeout_ms) ?:
-	     opt_str(&tb[A_PEER], m->peer, sizeof(m->peer)) ?:
-	     opt_u32(&tb[A_PROBE_PORT], &m->probe_port) ?:
-	     opt_f64(&tb[A_GBPS], &m->gbps) ?:
-	     opt_f64(&tb[A_P50], &m->lat_p50_us) ?:
-	     opt_f64(&tb[A_P99], &m->lat_p99_us) ?:
-	     opt_f64(&tb[A_SECONDS], &m->seconds) ?:
+	rc = ag_opt_u32(&tb[A_ID], &m->id) ?:
+	     ag_opt_u32(&tb[A_STATUS], &m->status) ?:
+	     ag_opt_str(&tb[A_TEXT], m->text, sizeof(m->text)) ?:
+	     ag_opt_str(&tb[A_DEV], m->device, sizeof(m->device)) ?:
+	     ag_opt_u32(&tb[A_PORT], &m->ib_port) ?:
+	     ag_opt_u32(&tb[A_TEST], &m->test) ?:
+	     ag_opt_u32(&tb[A_TRANSPORT], &m->transport) ?:
+	     ag_opt_u32(&tb[A_SIZE], &m->size) ?:
+	     ag_opt_u64(&tb[A_ITERS], &m->iters) ?:
+	     ag_opt_u32(&tb[A_DURATION], &m->duration_ms) ?:
+	     ag_opt_u32(&tb[A_TIMEOUT], &m->timeout_ms) ?:
+	     ag_opt_str(&tb[A_PEER], m->peer, sizeof(m->peer)) ?:
+	     ag_opt_u32(&tb[A_PROBE_PORT], &m->probe_port) ?:
+	     ag_opt_f64(&tb[A_GBPS], &m->gbps) ?:
+	     ag_opt_f64(&tb[A_P50], &m->lat_p50_us) ?:
+	     ag_opt_f64(&tb[A_P99], &m->lat_p99_us) ?:
+	     ag_opt_f64(&tb[A_SECONDS], &m->seconds) ?:
 	     get_ctrs(&tb[A_CTR_SRC], m->ctr[0], &m->n_ctr[0]) ?:
 	     get_ctrs(&tb[A_CTR_DST], m->ctr[1], &m->n_ctr[1]);
 	if (rc)

@@ -103,6 +103,13 @@ int ag_encode(const struct ag_msg *m, uint8_t *buf, size_t cap, size_t *len);
 int ag_decode(uint16_t type, const uint8_t *p, size_t len, struct ag_msg *m);
 const char *ag_type_name(uint16_t type);
 
+/* Optional attributes for the decoders: absent (-ENOENT) leaves *v and
+ * returns 0, malformed returns -EBADMSG. */
+int ag_opt_u32(const struct wire_attr *a, uint32_t *v);
+int ag_opt_u64(const struct wire_attr *a, uint64_t *v);
+int ag_opt_f64(const struct wire_attr *a, double *v);
+int ag_opt_str(const struct wire_attr *a, char *buf, size_t size);
+
 struct rck_dcb;
 
 /* An AG_DCB decoded: the ports (owned, ag_dcb_clear()) or, with @failed,

@@ -126,35 +126,6 @@ int ag_tres_encode(const struct ag_tres *r, size_t n, bool last, uint8_t *buf, s
 	return done(&b, len);
 }
 
-/* Optional attributes: absent leaves the field, malformed fails. */
-static int opt_u32(const struct wire_attr *a, uint32_t *v)
-{
-	int rc = wire_attr_u32(a, v);
-
-	return rc == -ENOENT ? 0 : rc;
-}
-
-static int opt_u64(const struct wire_attr *a, uint64_t *v)
-{
-	int rc = wire_attr_u64(a, v);
-
-	return rc == -ENOENT ? 0 : rc;
-}
-
-static int opt_f64(const struct wire_attr *a, double *v)
-{
-	int rc = wire_attr_f64(a, v);
-
-	return rc == -ENOENT ? 0 : rc;
-}
-
-static int opt_str(const struct wire_attr *a, char *buf, size_t size)
-{
-	int rc = wire_attr_str(a, buf, size);
-
-	return rc == -ENOENT ? 0 : rc;
-}
-
 int ag_plan_decode(const uint8_t *p, size_t len, struct ag_plan *out)
 {
 	struct wire_attr tb[T_MAX + 1], a;
@@ -166,9 +137,9 @@ int ag_plan_decode(const uint8_t *p, size_t len, struct ag_plan *out)
 	if (wire_attr_parse(p, len, tb, T_MAX) || !tb[T_KEY].v || tb[T_KEY].len != AG_PROBE_KEY_LEN)
 		return -EBADMSG;
 	memcpy(out->key, tb[T_KEY].v, AG_PROBE_KEY_LEN);
-	if (opt_u32(&tb[T_TRANSPORT], &out->transport) || opt_u32(&tb[T_SIZE], &out->size) ||
-	    opt_u32(&tb[T_DURATION], &out->duration_ms) || opt_u32(&tb[T_TIMEOUT], &out->timeout_ms) ||
-	    opt_u64(&tb[T_ITERS], &out->iters))
+	if (ag_opt_u32(&tb[T_TRANSPORT], &out->transport) || ag_opt_u32(&tb[T_SIZE], &out->size) ||
+	    ag_opt_u32(&tb[T_DURATION], &out->duration_ms) || ag_opt_u32(&tb[T_TIMEOUT], &out->timeout_ms) ||
+	    ag_opt_u64(&tb[T_ITERS], &out->iters))
 		return -EBADMSG;
 	while ((rc = wire_attr_next(p, len, &off, &t, &a)) == 1) {
 		struct wire_attr nt[T_MAX + 1];
@@ -179,7 +150,7 @@ int ag_plan_decode(const uint8_t *p, size_t len, struct ag_plan *out)
 		if (out->n_nics >= AG_MAX_NICS || wire_attr_parse(a.v, a.len, nt, T_MAX))
 			return -EBADMSG;
 		n = &out->nics[out->n_nics++];
-		if (opt_str(&nt[T_DEV], n->device, sizeof(n->device)) || wire_attr_u32(&nt[T_PORT], &n->port) ||
+		if (ag_opt_str(&nt[T_DEV], n->device, sizeof(n->device)) || wire_attr_u32(&nt[T_PORT], &n->port) ||
 		    n->port > 255)
 			return -EBADMSG;
 	}
@@ -194,8 +165,8 @@ int ag_planned_decode(const uint8_t *p, size_t len, struct ag_planned *out)
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (wire_attr_parse(p, len, tb, T_MAX) || opt_u32(&tb[T_STATUS], &out->status) ||
-	    opt_str(&tb[T_TEXT], out->text, sizeof(out->text)))
+	if (wire_attr_parse(p, len, tb, T_MAX) || ag_opt_u32(&tb[T_STATUS], &out->status) ||
+	    ag_opt_str(&tb[T_TEXT], out->text, sizeof(out->text)))
 		return -EBADMSG;
 	while ((rc = wire_attr_next(p, len, &off, &t, &a)) == 1) {
 		if (t != T_PROBE_PORT)
@@ -218,8 +189,8 @@ static int get_task(const struct wire_attr *a, struct ag_task *t)
 	    wire_attr_u32(&tb[T_ROLE], &role) || wire_attr_u32(&tb[T_TEST], &test) ||
 	    wire_attr_u32(&tb[T_NIC_IDX], &nic) || wire_attr_str(&tb[T_PEER], t->peer, sizeof(t->peer)) ||
 	    wire_attr_u32(&tb[T_PEER_PORT], &t->peer_port) ||
-	    opt_str(&tb[T_PEER_DEV], t->peer_device, sizeof(t->peer_device)) ||
-	    opt_u32(&tb[T_PEER_IBPORT], &t->peer_ib_port))
+	    ag_opt_str(&tb[T_PEER_DEV], t->peer_device, sizeof(t->peer_device)) ||
+	    ag_opt_u32(&tb[T_PEER_IBPORT], &t->peer_ib_port))
 		return -EBADMSG;
 	if (role > AG_ROLE_RUN || test > RCK_PROBE_TEST_SEND_LAT || nic >= AG_MAX_NICS ||
 	    t->peer_port > 65535 || t->peer_ib_port > 255 || t->id == UINT32_MAX)
@@ -259,9 +230,9 @@ static int get_tres(const struct wire_attr *a, struct ag_tres *r)
 	memset(r, 0, offsetof(struct ag_tres, ctr));
 	if (wire_attr_parse(a->v, a->len, tb, T_MAX) || wire_attr_u32(&tb[T_ID], &r->id) ||
 	    wire_attr_u32(&tb[T_ROLE], &role) || wire_attr_u32(&tb[T_STATUS], &r->status) ||
-	    opt_str(&tb[T_TEXT], r->text, sizeof(r->text)) || opt_f64(&tb[T_GBPS], &r->gbps) ||
-	    opt_f64(&tb[T_P50], &r->lat_p50_us) || opt_f64(&tb[T_P99], &r->lat_p99_us) ||
-	    opt_f64(&tb[T_SECONDS], &r->seconds) || role > AG_ROLE_RUN || r->status > RCK_PROBE_SYSTEM)
+	    ag_opt_str(&tb[T_TEXT], r->text, sizeof(r->text)) || ag_opt_f64(&tb[T_GBPS], &r->gbps) ||
+	    ag_opt_f64(&tb[T_P50], &r->lat_p50_us) || ag_opt_f64(&tb[T_P99], &r->lat_p99_us) ||
+	    ag_opt_f64(&tb[T_SECONDS], &r->seconds) || role > AG_ROLE_RUN || r->status > RCK_PROBE_SYSTEM)
 		return -EBADMSG;
 	r->role = (uint8_t)role;
 	while ((rc = wire_attr_next(a->v, a->len, &off, &t, &c)) == 1) {
@@ -288,7 +259,7 @@ int ag_tres_decode(const uint8_t *p, size_t len, struct ag_tres *out, size_t cap
 	int rc;
 
 	*n = 0;
-	if (wire_attr_parse(p, len, tb, T_MAX) || opt_u32(&tb[T_STATUS], &st) || st > 1)
+	if (wire_attr_parse(p, len, tb, T_MAX) || ag_opt_u32(&tb[T_STATUS], &st) || st > 1)
 		return -EBADMSG;
 	*last = st;
 	while ((rc = wire_attr_next(p, len, &off, &t, &a)) == 1) {
