@@ -20,6 +20,7 @@ struct dhost {
 	uint32_t *ids;         /* its task ends, in plan order: id * 2 + role */
 	size_t n_ids, sent;
 	uint32_t *probe_port;  /* its standing listener per NIC */
+	uint64_t heard;        /* GO sent or the last batch, while it runs */
 };
 
 /* One end's report kept until the other's comes: only its used counters. */
@@ -197,6 +198,7 @@ void delegate_frame(struct sweep *s, struct host *h, const struct wire_frame *f)
 			coord_host_dead(s, h, "%s", "malformed task results");
 			return;
 		}
+		d->heard = wire_now_ns();
 		for (size_t i = 0; i < n; i++)
 			one_report(s, hi, &dg->batch[i]);
 		if (last)
@@ -333,6 +335,7 @@ static void feed(struct sweep *s, struct host *h)
 	if (d->sent == d->n_ids) {
 		coord_queue(s, h, AG_GO, NULL, 0);
 		d->st = D_GOING;
+		d->heard = wire_now_ns();
 	}
 }
 
@@ -353,10 +356,26 @@ static void stop_all(struct sweep *s)
 			coord_queue(s, &s->h[i], AG_STOP, NULL, 0);
 }
 
+/* An agent reports at least every 200 ms while results are pending; a task
+ * may keep it silent for its peer's wait (timeout + 2 durations) plus its
+ * probe (a duration + timeout). Well past that it hangs. */
+static void check_silent(struct sweep *s, uint64_t *next)
+{
+	uint64_t now = wire_now_ns(), dur = (uint64_t)(s->c->duration_s * 1e9);
+	uint64_t limit = 3ull * s->timeout_ms * 1000000ull + 4 * dur + 1000000000ull;
+
+	if (now < *next)
+		return;
+	*next = now + SLICE_MS * 1000000ull;
+	for (size_t i = 0; i < s->n_h; i++)
+		if (alive(s, (uint32_t)i) && s->dg->dh[i].st == D_GOING && now - s->dg->dh[i].heard > limit)
+			coord_host_dead(s, &s->h[i], "its agent reported nothing for %.0f s", limit / 1e9);
+}
+
 static void run_pass(struct sweep *s, uint64_t deadline)
 {
 	struct delegate *dg = s->dg;
-	uint64_t until = wire_now_ns() + (uint64_t)s->timeout_ms * 1000000ull, late = 0;
+	uint64_t until = wire_now_ns() + (uint64_t)s->timeout_ms * 1000000ull, late = 0, next = 0;
 
 	for (size_t i = 0; i < s->n_h; i++)
 		if (alive(s, (uint32_t)i) && send_plan(s, &s->h[i]))
@@ -385,6 +404,7 @@ static void run_pass(struct sweep *s, uint64_t deadline)
 		if (late && wire_now_ns() >= late)
 			break;
 		coord_poll_round(s, SLICE_MS);
+		check_silent(s, &next);
 	}
 }
 

@@ -1,6 +1,7 @@
 /* The agents' schedule against fake agents in child processes: both ends'
  * reports merge into one cell with the run end's measurement and each
- * end's own counters; an agent older than the schedule is named as such. */
+ * end's own counters; an agent older than the schedule is named as such;
+ * one that never reports is dropped after a bound. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -61,9 +62,11 @@ static void report_all(int fd, const uint32_t *ends, size_t n, uint8_t *buf)
 	}
 }
 
-/* A fake agent on @lfd: one session; @old closes it on PLAN as an agent
- * from before the schedule does. */
-static void fake_agent(int lfd, bool old)
+enum fake { FAKE_OK, FAKE_OLD, FAKE_SILENT };
+
+/* A fake agent on @lfd: one session; FAKE_OLD closes it on PLAN as an agent
+ * from before the schedule does, FAKE_SILENT never reports after GO. */
+static void fake_agent(int lfd, enum fake mode)
 {
 	static struct ag_msg m;
 	static struct ag_task chunk[AG_TASKS_PER_FRAME];
@@ -92,7 +95,7 @@ static void fake_agent(int lfd, bool old)
 				_exit(1);
 			break;
 		case AG_PLAN:
-			if (old)
+			if (mode == FAKE_OLD)
 				_exit(0);
 			if (ag_planned_encode(&pl, buf, AG_MAX_PAYLOAD, &len) || send_msg(fd, AG_PLANNED, buf, len))
 				_exit(1);
@@ -104,7 +107,8 @@ static void fake_agent(int lfd, bool old)
 				ends[n_ends++] = chunk[i].id * 2 + chunk[i].role;
 			break;
 		case AG_GO:
-			report_all(fd, ends, n_ends, buf);
+			if (mode != FAKE_SILENT)
+				report_all(fd, ends, n_ends, buf);
 			break;
 		default: /* CLOSE */
 			_exit(0);
@@ -114,7 +118,7 @@ static void fake_agent(int lfd, bool old)
 	_exit(0);
 }
 
-static pid_t spawn(bool old, unsigned int *port)
+static pid_t spawn(enum fake mode, unsigned int *port)
 {
 	int lfd;
 	pid_t pid;
@@ -123,12 +127,13 @@ static pid_t spawn(bool old, unsigned int *port)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0)
-		fake_agent(lfd, old);
+		fake_agent(lfd, mode);
 	close(lfd);
 	return pid;
 }
 
-static struct rck_mesh *sweep(int old_one, pid_t *pid)
+/* Fake agents f0..f2, f1 of @mode. */
+static struct rck_mesh *sweep(enum fake mode, unsigned int timeout_ms, pid_t *pid)
 {
 	struct rck_mesh_config *c;
 	struct rck_ctx *ctx;
@@ -137,12 +142,12 @@ static struct rck_mesh *sweep(int old_one, pid_t *pid)
 
 	assert_int_equal(rck_ctx_new(&ctx), 0);
 	rck_ctx_set_log_priority(ctx, getenv("V") ? 7 : 0);
-	rck_ctx_set_timeout_ms(ctx, 5000);
+	rck_ctx_set_timeout_ms(ctx, timeout_ms);
 	assert_int_equal(rck_mesh_config_new(&c), 0);
 	for (int i = 0; i < N; i++) {
 		char name[16];
 
-		pid[i] = spawn(i == old_one, &port);
+		pid[i] = spawn(i == 1 ? mode : FAKE_OK, &port);
 		snprintf(name, sizeof(name), "f%d", i);
 		assert_int_equal(rck_mesh_config_add_host(c, name, "127.0.0.1", port, NULL, 0), 0);
 	}
@@ -162,7 +167,7 @@ static struct rck_mesh *sweep(int old_one, pid_t *pid)
 static void test_merge(void **state)
 {
 	pid_t pid[N];
-	struct rck_mesh *m = sweep(-1, pid);
+	struct rck_mesh *m = sweep(FAKE_OK, 5000, pid);
 
 	(void)state;
 	assert_int_equal(rck_mesh_cell_count(m), N * (N - 1));
@@ -188,7 +193,7 @@ static void test_merge(void **state)
 static void test_old_agent(void **state)
 {
 	pid_t pid[N];
-	struct rck_mesh *m = sweep(1, pid);
+	struct rck_mesh *m = sweep(FAKE_OLD, 5000, pid);
 	const char *why;
 	unsigned int ok = 0;
 
@@ -210,11 +215,38 @@ static void test_old_agent(void **state)
 	rck_mesh_free(m);
 }
 
+/* An agent that takes its list and never reports: dead after the silence
+ * bound (3 timeouts + 1 s here), the sweep ends without a deadline. */
+static void test_silent_agent(void **state)
+{
+	pid_t pid[N];
+	uint64_t t0 = wire_now_ns();
+	struct rck_mesh *m = sweep(FAKE_SILENT, 1000, pid);
+	const char *why = rck_mesh_host_unreachable(m, 1);
+	unsigned int ok = 0, unreachable = 0;
+
+	(void)state;
+	assert_non_null(why);
+	assert_non_null(strstr(why, "reported nothing"));
+	assert_true(wire_now_ns() - t0 < 20 * SEC);
+	for (unsigned int i = 0; i < rck_mesh_cell_count(m); i++) {
+		struct rck_mesh_meas me = { .size = sizeof(me) };
+
+		assert_int_equal(rck_mesh_cell_meas(m, i, 0, &me), 0);
+		ok += me.status == RCK_MESH_OK;
+		unreachable += me.status == RCK_MESH_UNREACHABLE;
+	}
+	assert_int_equal(ok, 2);
+	assert_int_equal(unreachable, 4);
+	rck_mesh_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_old_agent),
+		cmocka_unit_test(test_silent_agent),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
