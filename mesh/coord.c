@@ -20,6 +20,7 @@
 #include "internal.h"
 
 #include "agent_proto.h"
+#include "agent_tasks_proto.h"
 #include "coord.h"
 #include "coord_sweep.h"
 #include "retest.h"
@@ -487,6 +488,10 @@ static void sweep_frame(struct sweep *s, struct host *h, const struct wire_frame
 	struct rtask *r;
 	bool from_src, from_dst;
 
+	/* A batch of the agents' pass after it ended: its last, or reports
+	 * of tasks already given up. */
+	if (f->h.type == AG_TRES)
+		return;
 	if (ag_decode(f->h.type, f->payload, f->h.length, m) ||
 	    (m->type != AG_SERVING && m->type != AG_SERVED && m->type != AG_RESULT &&
 	     m->type != AG_ERROR)) {
