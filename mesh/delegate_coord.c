@@ -382,6 +382,10 @@ static void run_pass(struct sweep *s, uint64_t deadline)
 			coord_host_dead(s, &s->h[i], "%s", "out of memory");
 	while (count(s, D_PLAN) && !coord_stopping(s, deadline) && wire_now_ns() < until)
 		coord_poll_round(s, SLICE_MS);
+	if (coord_stopping(s, deadline)) {
+		dg->stopping = true; /* nothing ran: all skipped */
+		return;
+	}
 	for (size_t i = 0; i < s->n_h; i++)
 		if (alive(s, (uint32_t)i) && dg->dh[i].st == D_PLAN)
 			coord_host_dead(s, &s->h[i], "%s", "its agent did not answer the PLAN in time");
@@ -391,7 +395,7 @@ static void run_pass(struct sweep *s, uint64_t deadline)
 		if (alive(s, (uint32_t)i))
 			dg->dh[i].st = D_SENDING;
 	while (dg->recorded < dg->n_ids) {
-		for (size_t i = 0; i < s->n_h; i++)
+		for (size_t i = 0; !dg->stopping && i < s->n_h; i++)
 			if (alive(s, (uint32_t)i))
 				feed(s, &s->h[i]);
 		if (!dg->stopping && coord_stopping(s, deadline)) {
