@@ -43,7 +43,9 @@ lab_up() {
 	export ROCELAB_NAME=$name
 	# A crashed earlier run may have left this lab behind.
 	"$ROCELAB" down >/dev/null 2>&1
-	trap 'lab_down' EXIT
+	# Only the script itself tears the lab down, never a job it forked that
+	# is signalled before its exec (bash runs the EXIT trap on a fatal signal).
+	trap '[ "$BASHPID" = "$$" ] && lab_down' EXIT
 	local t
 	t=$(date +%s%N)
 	"$ROCELAB" up --nodes "$nodes" ${BUILD_DIR:+--build-dir "$BUILD_DIR"} "$@" || fail "rocelab up --nodes $nodes"

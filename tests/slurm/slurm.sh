@@ -43,6 +43,9 @@ chmod 0700 "$tmp"
 pids=()
 cleanup() {
 	local p
+	# Only the script itself: a job forked by it and killed before its exec
+	# would run this trap too (bash runs the EXIT trap on a fatal signal).
+	[ "$BASHPID" = "$$" ] || return 0
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
 	for p in "${pids[@]}"; do
 		for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done

@@ -9,6 +9,9 @@ fails=0 n=0
 tmp=$(mktemp -d)
 pids=()
 cleanup() {
+	# Only the script itself: a job forked by it and killed before its exec
+	# would run this trap too (bash runs the EXIT trap on a fatal signal).
+	[ "$BASHPID" = "$$" ] || return 0
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
 	rm -rf "$tmp"
 }

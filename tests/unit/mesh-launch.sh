@@ -9,6 +9,9 @@ WRAP=${ROCECHECK_WRAP:-}
 tmp=$(mktemp -d)
 # Agents detached below are ended by pid if the test fails half-way.
 cleanup() {
+	# Only the script itself: a job forked by it and killed before its exec
+	# would run this trap too (bash runs the EXIT trap on a fatal signal).
+	[ "$BASHPID" = "$$" ] || return 0
 	for f in "$tmp"/*.pid; do [ -f "$f" ] && kill -9 "$(cat "$f")" 2>/dev/null; done
 	rm -rf "$tmp"
 }

@@ -10,6 +10,9 @@ fails=0 n=0
 tmp=$(mktemp -d)
 srv=
 cleanup() {
+	# Only the script itself: a job forked by it and killed before its exec
+	# would run this trap too (bash runs the EXIT trap on a fatal signal).
+	[ "$BASHPID" = "$$" ] || return 0
 	[ -n "$srv" ] && kill "$srv" 2>/dev/null
 	rm -rf "$tmp"
 }
