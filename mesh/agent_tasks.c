@@ -225,7 +225,10 @@ static void run_task(struct nicq *q, const struct ag_task *t, struct ag_tres *r)
 	o.key_len = sizeof(at->plan.key);
 	o.task = t->id + 1;
 	/* Until the peer's listener takes our task: it may still serve an
-	 * earlier one, or not be there yet. */
+	 * earlier one (busy), wait for a later one (refused), or not read its
+	 * listener now because its queue runs a probe as a client (no
+	 * challenge within the timeout). A connection given up that way is
+	 * dropped by the listener at the key challenge, never served. */
 	for (;;) {
 		struct rck_probe_result *res = NULL;
 		int rc = rck_probe_run(at->ctx, t->peer, &o, &res);
@@ -235,7 +238,8 @@ static void run_task(struct nicq *q, const struct ag_task *t, struct ag_tres *r)
 			snprintf(r->text, sizeof(r->text), "probe refused: %s", strerror(-rc));
 			return;
 		}
-		if (rck_probe_result_status(res) != RCK_PROBE_UNREACHABLE ||
+		if ((rck_probe_result_status(res) != RCK_PROBE_UNREACHABLE &&
+		     rck_probe_result_status(res) != RCK_PROBE_TIMEOUT) ||
 		    rck_probe_result_messages(res) || stopped(at, t, deadline)) {
 			from_result(res, r);
 			if (atomic_load(&at->stop) && r->status != RCK_PROBE_OK)
