@@ -1,7 +1,5 @@
-/* The agents' schedule against fake agents in child processes: both ends'
- * reports merge into one cell with the run end's measurement and each
- * end's own counters; an agent older than the schedule is named as such;
- * one that never reports is dropped after a bound. */
+/* The agents' schedule against fake agents: both ends' reports merged with
+ * each end's counters; an old agent named as such; a silent one dropped. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>

@@ -1,6 +1,5 @@
-/* Task-bound probe listeners (the agents' schedule) on loopback with TCP:
- * a client naming another task is refused and the listener keeps waiting
- * for its own; without the key nobody gets in; nobody by the deadline. */
+/* Task-bound probe listeners on loopback (TCP): another task's client and a
+ * wrong key are refused while the wait goes on; nobody by the deadline. */
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
