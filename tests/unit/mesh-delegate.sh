@@ -3,20 +3,7 @@
 # probes): every ordered pair ok, the same cells as the coordinator's
 # schedule, an agent killed mid-sweep costs only its own pairs, in bounded
 # time; bad uses refused.
-set -u
-RC=${ROCECHECK:?ROCECHECK not set}
-WRAP=${ROCECHECK_WRAP:-}
-tmp=$(mktemp -d)
-cleanup() {
-	# Only the script itself: a job forked by it and killed before its exec
-	# would run this trap too (bash runs the EXIT trap on a fatal signal).
-	[ "$BASHPID" = "$$" ] || return 0
-	for f in "$tmp"/*.pid; do [ -f "$f" ] && kill -9 "$(cat "$f")" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-export PATH=${RC%/*}:$PATH
+. "$(dirname "$0")/agents-lib.sh"
 hosts=127.0.0.1,127.0.0.2,127.0.0.3,127.0.0.4
 # Under valgrind (ROCECHECK_WRAP) the coordinator is many times slower.
 slow=1

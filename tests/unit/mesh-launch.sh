@@ -3,22 +3,7 @@
 # with --once through a template, their PORT TOKEN used; a host whose
 # launcher fails is unreachable with the launcher's reason; bad launchers
 # are refused with exit 2.
-set -u
-RC=${ROCECHECK:?ROCECHECK not set}
-WRAP=${ROCECHECK_WRAP:-}
-tmp=$(mktemp -d)
-# Agents detached below are ended by pid if the test fails half-way.
-cleanup() {
-	# Only the script itself: a job forked by it and killed before its exec
-	# would run this trap too (bash runs the EXIT trap on a fatal signal).
-	[ "$BASHPID" = "$$" ] || return 0
-	for f in "$tmp"/*.pid; do [ -f "$f" ] && kill -9 "$(cat "$f")" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-# The template runs the agent here; rocecheck must be on PATH for {cmd}.
-export PATH=${RC%/*}:$PATH
+. "$(dirname "$0")/agents-lib.sh"
 
 out=$($WRAP "$RC" -j mesh --hosts 127.0.0.1,localhost --launcher 'env H={host} {cmd}' \
 	--transport tcp --iters 10 --size 1024 2>"$tmp/err") || fail "mesh --launcher: $(cat "$tmp/err") $out"

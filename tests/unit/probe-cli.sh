@@ -145,7 +145,14 @@ port=$(free_port)
 listen /dev/null --sessions 3 --idle 30 --max-qps 2 --max-duration 5
 timeout 20 "$rck" probe 127.0.0.1 --port "$port" --transport tcp --test lat --duration 3 >/dev/null 2>&1 &
 first=$!
-sleep 0.4
+# The first client's connection must be queued before the second's (the
+# listener accepts in order); a fixed sleep was too short for a listener
+# under valgrind on a loaded runner, which then served the second client.
+for _ in $(seq 100); do
+	[ -n "$(ss -Htn state established "( dport = :$port )" 2>/dev/null)" ] && break
+	sleep 0.1
+done
+sleep 0.2
 t0=$(date +%s%N)
 expect 3 probe 127.0.0.1 --port "$port" --transport tcp && grep -q 'server busy' "$tmp/err" ||
 	{ echo "FAIL: second client: $(cat "$tmp/err")"; fails=$((fails + 1)); }
