@@ -46,7 +46,8 @@ int coord_queue(struct sweep *s, struct host *h, uint16_t type, const uint8_t *p
 		h->out_cap = cap;
 	}
 	wire_hdr_encode(h->out + h->out_len, &ag_proto, type, (uint32_t)len);
-	memcpy(h->out + h->out_len + WIRE_HDR_LEN, p, len);
+	if (len) /* an empty body (GO, STOP) may come as NULL */
+		memcpy(h->out + h->out_len + WIRE_HDR_LEN, p, len);
 	h->out_len = need;
 	if (!h->dirty) {
 		h->dirty = true;
