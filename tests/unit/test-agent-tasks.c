@@ -122,7 +122,9 @@ static void test_results(void **state)
 		r[i].id = i * 7;
 		r[i].role = i & 1;
 		r[i].status = i % 3 ? 0 : 3;
-		snprintf(r[i].text, sizeof(r[i].text), i % 3 ? "" : "peer never came for task %u", i);
+		r[i].text[0] = '\0';
+		if (i % 3 == 0)
+			snprintf(r[i].text, sizeof(r[i].text), "peer never came for task %u", i);
 		r[i].gbps = 10.5 + i;
 		r[i].lat_p50_us = NAN;
 		r[i].lat_p99_us = 3.25;
