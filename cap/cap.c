@@ -88,38 +88,131 @@ static void make_key(struct cap_key *k, const struct cap_pkt *p, bool pair, bool
 	}
 }
 
-/* Opcodes whose PSN counts up by one per packet: not ACKs, atomic ACKs
- * (they acknowledge with gaps) or CNPs. */
-static bool sequenced(uint8_t op)
+enum psn_kind { PSN_NONE, PSN_REQ, PSN_RESP };
+
+/* Requests count their PSN up by one per packet; READ responses carry the
+ * requester's PSNs; ACKs, atomic ACKs (they acknowledge with gaps) and
+ * CNPs are not numbered one by one. */
+static enum psn_kind psn_kind(uint8_t opcode)
 {
-	if (op == CAP_OP_CNP || op >= 0xc0 || (op >= 0x80 && op < 0xa0))
-		return false;
-	op &= 0x1f;
-	return op != 0x11 && op != 0x12;
+	uint8_t op = opcode & 0x1f, t = opcode >> 5;
+
+	if (opcode == CAP_OP_CNP || opcode >= 0xc0 || (opcode >= 0x80 && opcode < 0xa0))
+		return PSN_NONE;
+	if (op == 0x11 || op == 0x12)
+		return PSN_NONE;
+	if (t != 1 && t != 3 && op >= 0x0d && op <= 0x10)
+		return PSN_RESP;
+	return PSN_REQ;
 }
 
-static void psn(struct rck_cap *cap, struct rck_cap_flow *f, uint32_t psn)
+static bool read_request(uint8_t opcode)
+{
+	uint8_t t = opcode >> 5;
+
+	return (opcode & 0x1f) == 0x0c && (t == 0 || t == 2 || t == 5);
+}
+
+/* SEND and WRITE First/Middle packets carry exactly one path MTU. */
+static void learn_pmtu(struct rck_cap_flow *f, const struct cap_pkt *p)
+{
+	uint8_t op = p->opcode & 0x1f, t = p->opcode >> 5;
+	uint32_t m = 256;
+
+	if (t == 3 || t > 5 || (op != 0x00 && op != 0x01 && op != 0x06 && op != 0x07))
+		return;
+	/* Rounded up: a packet whose ICRC was stripped looks 4 bytes short. */
+	while (m < p->payload_len && m < 4096)
+		m *= 2;
+	if (p->payload_len > m / 2 && p->payload_len <= m)
+		f->pmtu = m;
+}
+
+static void gap(struct rck_cap *cap, struct rck_cap_flow *f, uint32_t missing)
+{
+	f->st[RCK_CAP_FLOW_PSN_GAPS]++;
+	f->st[RCK_CAP_FLOW_PSN_MISSING] += missing;
+	cap->st[RCK_CAP_PSN_GAPS]++;
+	cap->st[RCK_CAP_PSN_MISSING] += missing;
+}
+
+static void retransmission(struct rck_cap *cap, struct rck_cap_flow *f)
+{
+	f->st[RCK_CAP_FLOW_RETRANSMISSIONS]++;
+	cap->st[RCK_CAP_RETRANSMISSIONS]++;
+}
+
+static uint32_t div_up(uint32_t a, uint32_t b)
+{
+	return a ? (uint32_t)(((uint64_t)a + b - 1) / b) : 1;
+}
+
+/* The PSNs a READ request at f->max_psn reserves: exactly N with a known
+ * path MTU, else between the counts for 4096 and 256 bytes. */
+static void reserve(struct rck_cap_flow *f, const struct cap_pkt *p)
+{
+	uint32_t lo, hi;
+
+	if (!p->has_reth) {
+		f->slack = SERIAL_HALF - 2;
+		return;
+	}
+	lo = div_up(p->reth_dma_len, f->pmtu ? f->pmtu : 4096);
+	hi = f->pmtu ? lo : div_up(p->reth_dma_len, 256);
+	if (hi > SERIAL_HALF - 1)
+		hi = SERIAL_HALF - 1;
+	if (lo > hi)
+		lo = hi;
+	f->max_psn = (f->max_psn + lo - 1) & PSN_MASK;
+	f->slack = hi - lo;
+}
+
+static void psn_request(struct rck_cap *cap, struct rck_cap_flow *f, const struct cap_pkt *p)
 {
 	uint32_t d;
 
+	learn_pmtu(f, p);
 	if (!f->have_psn) {
 		f->have_psn = true;
-		f->max_psn = psn;
+		f->max_psn = p->psn;
+		f->slack = 0;
+		if (read_request(p->opcode))
+			reserve(f, p);
 		return;
 	}
-	d = (psn - f->max_psn) & PSN_MASK;
-	if (d == 1) {
-		f->max_psn = psn;
-	} else if (d == 0 || d >= SERIAL_HALF) {
-		f->st[RCK_CAP_FLOW_RETRANSMISSIONS]++;
-		cap->st[RCK_CAP_RETRANSMISSIONS]++;
-	} else {
-		f->st[RCK_CAP_FLOW_PSN_GAPS]++;
-		f->st[RCK_CAP_FLOW_PSN_MISSING] += d - 1;
-		cap->st[RCK_CAP_PSN_GAPS]++;
-		cap->st[RCK_CAP_PSN_MISSING] += d - 1;
-		f->max_psn = psn;
+	d = (p->psn - f->max_psn) & PSN_MASK;
+	if (d == 0 || d >= SERIAL_HALF) {
+		retransmission(cap, f);
+		return;
 	}
+	if (d > f->slack + 1)
+		gap(cap, f, d - 1 - f->slack);
+	f->max_psn = p->psn;
+	f->slack = 0;
+	if (read_request(p->opcode))
+		reserve(f, p);
+}
+
+/* READ responses: First and Only open a response (after other requests'
+ * PSNs), Middle and Last follow the packet before them. */
+static void psn_response(struct rck_cap *cap, struct rck_cap_flow *f, const struct cap_pkt *p)
+{
+	uint8_t op = p->opcode & 0x1f;
+	uint32_t d;
+
+	if (!f->have_resp) {
+		f->have_resp = true;
+		f->resp_psn = p->psn;
+		return;
+	}
+	d = (p->psn - f->resp_psn) & PSN_MASK;
+	if (d == 0 || d >= SERIAL_HALF) {
+		retransmission(cap, f);
+		return;
+	}
+	if (d > 1 && op != 0x0d && op != 0x10)
+		gap(cap, f, d - 1);
+	f->resp_psn = p->psn;
 }
 
 /* A CNP from B to A answers A's traffic to B (see cap.h). */
@@ -165,6 +258,11 @@ static int roce(struct rck_cap *cap, const struct cap_pkt *p, uint64_t t, size_t
 
 	cap->st[RCK_CAP_ROCE_PACKETS]++;
 	cap->st[RCK_CAP_ROCE_BYTES] += wirelen;
+	cap->st[RCK_CAP_ROCE_HEADERS_CUT] += p->hdr_cut;
+	cap->st[RCK_CAP_AETH_UNKNOWN] += p->aeth_cut;
+	cap->st[RCK_CAP_RETH_UNKNOWN] += p->reth_cut;
+	cap->st[RCK_CAP_NO_ICRC] += p->no_icrc;
+	cap->st[RCK_CAP_FIRST_FRAGMENTS] += p->frag_first;
 	cap->ops[p->opcode]++;
 	bk = cap_bucket_at(cap, t);
 	bk->roce++;
@@ -211,10 +309,13 @@ static int roce(struct rck_cap *cap, const struct cap_pkt *p, uint64_t t, size_t
 		f->st[RCK_CAP_FLOW_ECT_MARKED]++;
 	if (nak >= 0)
 		f->st[RCK_CAP_FLOW_NAK_PSN_SEQ_ERR + nak]++;
-	if (sequenced(p->opcode)) {
+	if (psn_kind(p->opcode) != PSN_NONE) {
 		uint64_t before = f->st[RCK_CAP_FLOW_RETRANSMISSIONS];
 
-		psn(cap, f, p->psn);
+		if (psn_kind(p->opcode) == PSN_REQ)
+			psn_request(cap, f, p);
+		else
+			psn_response(cap, f, p);
 		bk->retrans += f->st[RCK_CAP_FLOW_RETRANSMISSIONS] - before;
 	}
 	if (p->opcode == CAP_OP_CNP)
@@ -244,6 +345,8 @@ RCK_EXPORT int rck_cap_add(struct rck_cap *cap, int linktype, uint64_t ts_ns, co
 		cap->st[RCK_CAP_FIRST_NS] = cap->now = ts_ns;
 	cap->st[RCK_CAP_BYTES] += wirelen;
 	cap->st[RCK_CAP_LAST_NS] = ts_ns;
+	if (caplen < wirelen)
+		cap->st[RCK_CAP_CUT]++;
 	/* Pause accounting needs time to go forward: a frame stamped
 	 * earlier than the one before it is taken at the latest time. */
 	if (ts_ns > cap->now)
@@ -257,6 +360,7 @@ RCK_EXPORT int rck_cap_add(struct rck_cap *cap, int linktype, uint64_t ts_ns, co
 	case CAP_TRUNCATED:
 		cap->st[RCK_CAP_TRUNCATED]++;
 		cap->st[RCK_CAP_MALFORMED]++;
+		cap->st[RCK_CAP_ROCE_BTH_CUT] += p.bth_cut;
 		return 0;
 	case CAP_MALFORMED:
 		cap->st[RCK_CAP_MALFORMED]++;
@@ -275,6 +379,8 @@ RCK_EXPORT int rck_cap_add(struct rck_cap *cap, int linktype, uint64_t ts_ns, co
 		return roce(cap, &p, t, wirelen);
 	case CAP_OTHER:
 	default:
+		cap->st[RCK_CAP_FRAGMENTS_SKIPPED] += p.frag_skipped;
+		cap->st[RCK_CAP_IPV6_EXT_SKIPPED] += p.ext_skipped;
 		return 0;
 	}
 }

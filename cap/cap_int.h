@@ -26,7 +26,10 @@ struct rck_cap_flow {
 	uint64_t st[RCK_CAP_FLOW_STAT_COUNT];
 	uint64_t last_ce_ns;
 	uint32_t max_psn;
-	bool have_psn;
+	uint32_t slack;         /* PSNs past max_psn a READ request may have reserved */
+	uint32_t pmtu;          /* path MTU learnt from First/Middle payloads, 0: unknown */
+	uint32_t resp_psn;      /* READ responses: the latest PSN */
+	bool have_psn, have_resp;
 };
 
 /* Flows of one (source, destination) address pair, to give CNPs a home. */

@@ -119,17 +119,22 @@ static void aeth(struct cap_pkt *p, const uint8_t *a)
 	}
 }
 
-/* @cap bytes captured of a UDP payload of @len bytes (from the UDP header). */
+/* @cap bytes captured of a UDP payload of @len bytes (from the UDP header).
+ * A whole BTH is enough to count the packet: a snap length that cuts a
+ * later header leaves only that header unknown. A packet too short for its
+ * ICRC is taken as one whose ICRC was stripped (by the NIC or a mirror). */
 static enum cap_kind roce(struct cap_pkt *p, const uint8_t *b, size_t cap, size_t len)
 {
 	int ext, ao, ro, dof;
-	size_t hdr;
+	size_t hdr, avail;
 	uint8_t pad;
 
-	if (len < CAP_BTH_LEN + CAP_ICRC_LEN)
+	if (len < CAP_BTH_LEN)
 		return CAP_MALFORMED;
-	if (cap < CAP_BTH_LEN)
+	if (cap < CAP_BTH_LEN) {
+		p->bth_cut = 1;
 		return CAP_TRUNCATED;
+	}
 	p->opcode = b[0];
 	pad = (b[1] >> 4) & 3;
 	p->pkey = be16(b + 2);
@@ -142,28 +147,42 @@ static enum cap_kind roce(struct cap_pkt *p, const uint8_t *b, size_t cap, size_
 	if (ext < 0)
 		ext = 0; /* unknown layout: BTH is all we read */
 	hdr = CAP_BTH_LEN + (size_t)ext;
-	if (len < hdr + CAP_ICRC_LEN + pad)
+	if (len < hdr + pad)
 		return CAP_MALFORMED;
-	p->payload_len = (uint32_t)(len - hdr - CAP_ICRC_LEN - pad);
-	if (cap < hdr)
-		return CAP_TRUNCATED;
-	b += CAP_BTH_LEN;
-	if (ao >= 0)
-		aeth(p, b + ao);
-	if (ro >= 0) {
-		p->has_reth = 1;
-		p->reth_va = (uint64_t)be32(b + ro) << 32 | be32(b + ro + 4);
-		p->reth_rkey = be32(b + ro + 8);
-		p->reth_dma_len = be32(b + ro + 12);
+	if (len < hdr + pad + CAP_ICRC_LEN) {
+		p->no_icrc = 1;
+		p->payload_len = (uint32_t)(len - hdr - pad);
+	} else {
+		p->payload_len = (uint32_t)(len - hdr - CAP_ICRC_LEN - pad);
 	}
-	if (dof >= 0) {
+	p->hdr_cut = cap < hdr;
+	avail = cap - CAP_BTH_LEN;
+	b += CAP_BTH_LEN;
+	if (ao >= 0) {
+		if (avail >= (size_t)ao + 4)
+			aeth(p, b + ao);
+		else
+			p->aeth_cut = 1;
+	}
+	if (ro >= 0) {
+		if (avail >= (size_t)ro + 16) {
+			p->has_reth = 1;
+			p->reth_va = (uint64_t)be32(b + ro) << 32 | be32(b + ro + 4);
+			p->reth_rkey = be32(b + ro + 8);
+			p->reth_dma_len = be32(b + ro + 12);
+		} else {
+			p->reth_cut = 1;
+		}
+	}
+	if (dof >= 0 && avail >= (size_t)dof + 8) {
 		p->has_deth = 1;
 		p->deth_src_qp = be24(b + dof + 5);
 	}
 	return CAP_ROCE;
 }
 
-/* UDP: @cap captured bytes, @len bytes the IP header gives its payload. */
+/* UDP: @cap captured bytes, @len bytes the IP header gives its payload. In
+ * the first fragment of a datagram the UDP length covers every fragment. */
 static enum cap_kind udp(struct cap_pkt *p, const uint8_t *b, size_t cap, size_t len)
 {
 	size_t ulen;
@@ -175,15 +194,23 @@ static enum cap_kind udp(struct cap_pkt *p, const uint8_t *b, size_t cap, size_t
 	ulen = be16(b + 4);
 	if (be16(b + 2) != CAP_ROCE_PORT)
 		return CAP_OTHER;
-	if (ulen < 8 || ulen > len)
+	if (ulen < 8 || (ulen > len && !p->frag_first))
 		return CAP_MALFORMED;
 	p->udp_sport = be16(b);
-	return roce(p, b + 8, cap - 8 < ulen - 8 ? cap - 8 : ulen - 8, ulen - 8);
+	if (cap > len)
+		cap = len;
+	if (cap > ulen)
+		cap = ulen;
+	return roce(p, b + 8, cap - 8, ulen - 8);
 }
+
+#define IP4_MF 0x2000
+#define IP4_OFFSET 0x1fff
 
 static enum cap_kind ipv4(struct cap_pkt *p, const uint8_t *b, size_t cap)
 {
 	size_t ihl, tot;
+	uint16_t frag;
 
 	if (cap < 20)
 		return CAP_TRUNCATED;
@@ -200,16 +227,28 @@ static enum cap_kind ipv4(struct cap_pkt *p, const uint8_t *b, size_t cap)
 	p->ecn = b[1] & 3;
 	memcpy(p->src, b + 12, 4);
 	memcpy(p->dst, b + 16, 4);
-	/* A fragment other than the first has no UDP header; a first fragment
-	 * would make the UDP length disagree: neither is followed. */
-	if (b[9] != 17 || (be16(b + 6) & 0x3fff))
+	if (b[9] != 17)
 		return CAP_OTHER;
+	/* The first fragment holds UDP and the transport headers; a later one
+	 * holds only payload and is counted as skipped. */
+	frag = be16(b + 6);
+	if (frag & IP4_OFFSET) {
+		p->frag_skipped = 1;
+		return CAP_OTHER;
+	}
+	p->frag_first = (frag & IP4_MF) != 0;
 	return udp(p, b + ihl, (cap < tot ? cap : tot) - ihl, tot - ihl);
 }
 
+#define IP6_MAX_EXT 8
+
+/* IPv6 extension headers before UDP: hop-by-hop, routing, destination
+ * options, mobility, HIP, shim6 and AH are stepped over, a fragment header
+ * as an IPv4 fragment; ESP (encrypted) and longer chains are skipped. */
 static enum cap_kind ipv6(struct cap_pkt *p, const uint8_t *b, size_t cap)
 {
-	size_t plen;
+	size_t plen, off = 40, n;
+	uint8_t nh;
 
 	if (cap < 40)
 		return CAP_TRUNCATED;
@@ -221,12 +260,45 @@ static enum cap_kind ipv6(struct cap_pkt *p, const uint8_t *b, size_t cap)
 	memcpy(p->src, b + 8, 16);
 	memcpy(p->dst, b + 24, 16);
 	plen = be16(b + 4);
-	/* RoCEv2 puts UDP right after the fixed header; extension headers
-	 * are not followed. */
-	if (b[6] != 17)
-		return CAP_OTHER;
-	cap -= 40;
-	return udp(p, b + 40, cap < plen ? cap : plen, plen);
+	nh = b[6];
+	for (int i = 0; nh != 17; i++) {
+		switch (nh) {
+		case 0: case 43: case 60: case 135: case 139: case 140: case 44: case 51:
+			break;
+		case 50:
+			p->ext_skipped = 1;
+			return CAP_OTHER;
+		default:
+			return CAP_OTHER;
+		}
+		if (i == IP6_MAX_EXT) {
+			p->ext_skipped = 1;
+			return CAP_OTHER;
+		}
+		if (cap < off + 8)
+			return CAP_TRUNCATED;
+		if (nh == 44) {
+			n = 8;
+			if (be16(b + off + 2) & 0xfff8) {
+				p->frag_skipped = 1;
+				return CAP_OTHER;
+			}
+			p->frag_first = b[off + 3] & 1;
+		} else if (nh == 51) {
+			n = ((size_t)b[off + 1] + 2) * 4;
+		} else {
+			n = ((size_t)b[off + 1] + 1) * 8;
+		}
+		nh = b[off];
+		off += n;
+		if (off - 40 > plen)
+			return CAP_MALFORMED;
+	}
+	if (cap < off)
+		return CAP_TRUNCATED;
+	cap -= off;
+	plen -= off - 40;
+	return udp(p, b + off, cap < plen ? cap : plen, plen);
 }
 
 static enum cap_kind macctl(struct cap_pkt *p, const uint8_t *b, size_t cap)

@@ -58,6 +58,15 @@ struct cap_pkt {
 	uint8_t has_deth;
 	uint32_t deth_src_qp;
 	uint32_t payload_len;   /* bytes after the transport headers, before the ICRC */
+	/* what the capture left out */
+	uint8_t bth_cut;        /* UDP 4791 but cut before the end of BTH (CAP_TRUNCATED) */
+	uint8_t hdr_cut;        /* BTH whole, a later header cut (still CAP_ROCE) */
+	uint8_t aeth_cut;       /* the opcode carries an AETH that was cut */
+	uint8_t reth_cut;       /* the opcode carries a RETH that was cut */
+	uint8_t no_icrc;        /* too short to hold an ICRC: decoded without it */
+	uint8_t frag_first;     /* from the first fragment of an IP datagram */
+	uint8_t frag_skipped;   /* a later IP fragment (CAP_OTHER): no headers to read */
+	uint8_t ext_skipped;    /* IPv6 extension headers not followed (CAP_OTHER) */
 };
 
 /* Decode @caplen bytes of link type @linktype into @p; returns p->kind.

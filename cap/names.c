@@ -29,6 +29,15 @@ static const char *const stat_names[RCK_CAP_STAT_COUNT] = {
 	[RCK_CAP_LEGACY_PAUSE_FRAMES] = "frames",
 	[RCK_CAP_FIRST_NS] = "first_ns",
 	[RCK_CAP_LAST_NS] = "last_ns",
+	[RCK_CAP_CUT] = "frames_cut",
+	[RCK_CAP_ROCE_BTH_CUT] = "roce_bth_cut",
+	[RCK_CAP_ROCE_HEADERS_CUT] = "roce_headers_cut",
+	[RCK_CAP_AETH_UNKNOWN] = "aeth_unknown",
+	[RCK_CAP_RETH_UNKNOWN] = "reth_unknown",
+	[RCK_CAP_NO_ICRC] = "icrc_absent",
+	[RCK_CAP_FIRST_FRAGMENTS] = "first_fragments",
+	[RCK_CAP_FRAGMENTS_SKIPPED] = "fragments_skipped",
+	[RCK_CAP_IPV6_EXT_SKIPPED] = "ipv6_ext_skipped",
 };
 
 RCK_EXPORT const char *rck_cap_stat_name(enum rck_cap_stat s)

@@ -88,6 +88,46 @@ static void write_opcodes(struct emit *e, const struct rck_cap *cap, bool text)
 	emit_arr_close(e);
 }
 
+/* What the capture left out and what that leaves unknown; in text only
+ * when something was left out. */
+static void write_unknown(struct emit *e, const struct rck_cap *cap)
+{
+	const uint64_t *st = cap->st;
+	bool text = !emit_is_json(e);
+
+	stat(e, cap, RCK_CAP_CUT, NULL);
+	stat(e, cap, RCK_CAP_ROCE_BTH_CUT, NULL);
+	stat(e, cap, RCK_CAP_ROCE_HEADERS_CUT, NULL);
+	stat(e, cap, RCK_CAP_AETH_UNKNOWN, NULL);
+	stat(e, cap, RCK_CAP_RETH_UNKNOWN, NULL);
+	stat(e, cap, RCK_CAP_FRAGMENTS_SKIPPED, NULL);
+	stat(e, cap, RCK_CAP_IPV6_EXT_SKIPPED, NULL);
+	if (!text)
+		return;
+	if (st[RCK_CAP_CUT]) {
+		emit_text(e, "Cut:    %" PRIu64 " frames shorter than on the wire (snap length)", st[RCK_CAP_CUT]);
+		if (!st[RCK_CAP_ROCE_BTH_CUT] && !st[RCK_CAP_ROCE_HEADERS_CUT])
+			emit_text(e, "; RoCE headers all whole");
+		if (st[RCK_CAP_ROCE_HEADERS_CUT])
+			emit_text(e, "; %" PRIu64 " RoCE packets counted by opcode and PSN with a later header cut",
+				  st[RCK_CAP_ROCE_HEADERS_CUT]);
+		emit_text(e, "\n");
+	}
+	if (st[RCK_CAP_ROCE_BTH_CUT])
+		emit_text(e, "Unknown: %" PRIu64 " RoCE frames cut inside BTH: not counted, their PSNs unknown "
+			  "(PSN gaps may be theirs)\n", st[RCK_CAP_ROCE_BTH_CUT]);
+	if (st[RCK_CAP_AETH_UNKNOWN])
+		emit_text(e, "Unknown: AETH of %" PRIu64 " ACK/READ response packets cut: ACK or NAK unknown "
+			  "(NAKs may be more)\n", st[RCK_CAP_AETH_UNKNOWN]);
+	if (st[RCK_CAP_RETH_UNKNOWN])
+		emit_text(e, "Unknown: RETH of %" PRIu64 " packets cut (after a READ request so cut, a forward "
+			  "PSN jump is taken as reserved)\n", st[RCK_CAP_RETH_UNKNOWN]);
+	if (st[RCK_CAP_FRAGMENTS_SKIPPED] || st[RCK_CAP_IPV6_EXT_SKIPPED])
+		emit_text(e, "Skipped: %" PRIu64 " later IP fragments (no headers), %" PRIu64
+			  " IPv6 packets behind ESP or over 8 extension headers\n",
+			  st[RCK_CAP_FRAGMENTS_SKIPPED], st[RCK_CAP_IPV6_EXT_SKIPPED]);
+}
+
 static void write_roce(struct emit *e, const struct rck_cap *cap, unsigned int flags)
 {
 	emit_obj_open(e, "roce");
@@ -95,7 +135,10 @@ static void write_roce(struct emit *e, const struct rck_cap *cap, unsigned int f
 	stat(e, cap, RCK_CAP_ROCE_PACKETS, "%s packets");
 	stat(e, cap, RCK_CAP_ROCE_BYTES, ", %s bytes");
 	stat(e, cap, RCK_CAP_FLOWS, " in %s flows");
-	stat(e, cap, RCK_CAP_UNTRACKED, " (%s packets of untracked flows)\n");
+	stat(e, cap, RCK_CAP_UNTRACKED, " (%s packets of untracked flows)");
+	stat(e, cap, RCK_CAP_NO_ICRC, cap->st[RCK_CAP_NO_ICRC] ? "; %s without ICRC" : NULL);
+	stat(e, cap, RCK_CAP_FIRST_FRAGMENTS, cap->st[RCK_CAP_FIRST_FRAGMENTS] ? "; %s from first IP fragments" : NULL);
+	emit_text(e, "\n");
 	emit_text(e, "ECN:    ");
 	stat(e, cap, RCK_CAP_ECT_MARKED, "ECT %s");
 	stat(e, cap, RCK_CAP_CE_MARKED, ", CE %s");
@@ -219,6 +262,7 @@ RCK_EXPORT int rck_cap_write(const struct rck_cap *cap, FILE *out, enum rck_form
 	stat(e, cap, RCK_CAP_TRUNCATED, " (truncated %s)");
 	stat(e, cap, RCK_CAP_UNSUPPORTED_LINK, NULL);
 	emit_text(e, "\n");
+	write_unknown(e, cap);
 	stat(e, cap, RCK_CAP_FIRST_NS, NULL);
 	stat(e, cap, RCK_CAP_LAST_NS, NULL);
 	emit_double(e, "speed_gbps", NULL, 3, cap->o.speed_gbps);

@@ -33,6 +33,7 @@ static const struct cli_opt cap_opts[] = {
 	{ 'i', 'i', "interface", "IF", "capture live on IF (needs CAP_NET_RAW)" },
 	{ 'c', 'c', "count", "COUNT", "stop after COUNT frames" },
 	{ 'G', 'G', "seconds", "SECONDS", "stop after SECONDS (live: wall clock; file: capture time)" },
+	{ 'a', 'a', "autostop", "COND", "as tshark's -a: duration:SECONDS (as -G) or packets:COUNT (as -c)" },
 	{ OPT_SPEED, 0, "speed", "GBPS", "link speed for pause quanta (default: IF's speed, else 100)" },
 	{ OPT_FLOWS, 0, "flows", NULL, "text: every flow, not only the 10 worst" },
 	{ OPT_OPCODES, 0, "opcodes", NULL, "text: packets per BTH opcode" },
@@ -134,6 +135,18 @@ static int on_opt(struct cli *cli, void *data, int id, const char *arg)
 		return 0;
 	case 'G':
 		return number(cli, id, arg, 1e-6, 1e7, &a->seconds);
+	case 'a':
+		if (!strncmp(arg, "duration:", 9)) {
+			if (cli_parse_double(arg + 9, 1e-6, 1e7, &a->seconds))
+				return cli_bad_args(cli, "invalid -a '%s': duration:SECONDS, %g to %g", arg, 1e-6, 1e7);
+			return 0;
+		}
+		if (!strncmp(arg, "packets:", 8)) {
+			if (cli_parse_uint(arg + 8, 1, ULONG_MAX, &a->count))
+				return cli_bad_args(cli, "invalid -a '%s': packets:COUNT, 1 or more", arg);
+			return 0;
+		}
+		return cli_bad_args(cli, "invalid -a '%s': duration:SECONDS or packets:COUNT", arg);
 	case OPT_SPEED:
 		a->speed_set = true;
 		return number(cli, id, arg, 0.01, 10000, &a->o.speed_gbps);
@@ -229,6 +242,12 @@ static int open_live(const struct args *a, pcap_t **out)
 	pcap_set_immediate_mode(p, 1);
 	pcap_set_tstamp_precision(p, PCAP_TSTAMP_PRECISION_NANO);
 	rc = pcap_activate(p);
+	/* Non-blocking, waited for with poll(): a quiet link must not hold the
+	 * capture past -G (a blocking read may never return without traffic). */
+	if (rc >= 0 && pcap_setnonblock(p, 1, err) < 0) {
+		pcap_close(p);
+		return fail("%s: %s", a->ifname, err);
+	}
 	if (rc == PCAP_ERROR_PERM_DENIED || rc == PCAP_ERROR_PROMISC_PERM_DENIED) {
 		pcap_close(p);
 		return fail("%s: live capture needs CAP_NET_RAW (run as root, or: setcap cap_net_raw+ep %s)",
@@ -322,6 +341,29 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* Live: wait until a frame may be there, LIVE_POLL_MS at most and never
+ * past @deadline (0: none). */
+static void wait_frame(pcap_t *p, uint64_t deadline)
+{
+	struct pollfd pfd = { .fd = pcap_get_selectable_fd(p), .events = POLLIN };
+	uint64_t now = now_ns();
+	int ms = LIVE_POLL_MS;
+
+	if (deadline) {
+		if (now >= deadline)
+			return;
+		if (deadline - now < (uint64_t)ms * 1000000ull)
+			ms = (int)((deadline - now + 999999) / 1000000);
+	}
+	if (pfd.fd < 0) {
+		struct timespec ts = { 0, 1000000 };
+
+		nanosleep(&ts, NULL);
+		return;
+	}
+	poll(&pfd, 1, ms);
+}
+
 /* Feed every frame to @cap until the end, -c, -G or a signal. */
 static int run(const struct args *a, pcap_t *p, struct rck_cap *cap)
 {
@@ -346,8 +388,10 @@ static int run(const struct args *a, pcap_t *p, struct rck_cap *cap)
 		if (deadline && now_ns() >= deadline)
 			break;
 		rc = pcap_next_ex(p, &h, &data);
-		if (rc == 0)
-			continue; /* live: the poll timeout passed without a frame */
+		if (rc == 0) {
+			wait_frame(p, deadline); /* live: nothing to read yet */
+			continue;
+		}
 		if (rc == PCAP_ERROR_BREAK)
 			break;
 		if (rc == PCAP_ERROR)

@@ -84,7 +84,7 @@ static uint16_t ip_csum(const uint8_t *h, size_t n)
 size_t cg_roce(uint8_t *buf, const struct cg_roce *r)
 {
 	static const uint8_t mac[6] = { 0x02, 0, 0, 0, 0, 0x02 };
-	size_t ext = ext_len(r->opcode), udp_len = 8 + 12 + ext + r->payload + 4;
+	size_t icrc = r->no_icrc ? 0 : 4, ext = ext_len(r->opcode), udp_len = 8 + 12 + ext + r->payload + icrc;
 	uint8_t *p = eth(buf, mac, r->vlans, r->vid, r->pcp, r->v6 ? 0x86dd : 0x0800), *ip = p, *b;
 
 	if (r->v6) {
@@ -128,7 +128,7 @@ size_t cg_roce(uint8_t *buf, const struct cg_roce *r)
 		if (r->opcode >> 5 <= 1) {
 			put32(b, 0x7f00), put32(b + 4, 0x1000); /* VA */
 			put32(b + 8, 0x1234);                   /* R_Key */
-			put32(b + 12, r->payload);              /* DMA length */
+			put32(b + 12, r->dma_len ? r->dma_len : r->payload); /* DMA length */
 		}
 		break;
 	case 0x0d: case 0x0f: case 0x10: case 0x11: case 0x12:
@@ -141,8 +141,8 @@ size_t cg_roce(uint8_t *buf, const struct cg_roce *r)
 	p += ext;
 	memset(p, 0xab, r->payload);
 	p += r->payload;
-	memset(p, 0xcc, 4); /* ICRC: not checked */
-	return (size_t)(p + 4 - buf);
+	memset(p, 0xcc, icrc); /* ICRC: not checked */
+	return (size_t)(p + icrc - buf);
 }
 
 size_t cg_pfc(uint8_t *buf, uint16_t enable, const uint16_t quanta[8])
@@ -181,6 +181,47 @@ size_t cg_udp_other(uint8_t *buf)
 	return n;
 }
 
+size_t cg_ip6_ext(uint8_t *buf, size_t len, uint8_t type, uint32_t frag_off, int more)
+{
+	uint8_t *ip = buf + 14, *x = ip + 40;
+
+	memmove(x + 8, x, len - 54);
+	memset(x, 0, 8);
+	x[0] = ip[6];
+	if (type == 44) {
+		put16(x + 2, (uint16_t)((frag_off & ~7u) | (more ? 1 : 0)));
+		put32(x + 4, 0x1234);
+	} else {
+		x[2] = 1;  /* PadN of 4 bytes after the 2-byte header */
+		x[3] = 4;
+	}
+	ip[6] = type;
+	put16(ip + 4, (uint16_t)(((ip[4] << 8) | ip[5]) + 8));
+	return len + 8;
+}
+
+size_t cg_fragment(uint8_t *out, const uint8_t *frame, size_t len, size_t off, size_t n, int more)
+{
+	int v6 = frame[12] == 0x86;
+	size_t hl = v6 ? 48 : 20, total = len - 14 - hl;
+	uint8_t *ip = out + 14;
+
+	if (off + n > total)
+		n = total - off;
+	memcpy(out, frame, 14 + hl);
+	memcpy(ip + hl, frame + 14 + hl + off, n);
+	if (v6) {
+		put16(ip + 4, (uint16_t)(8 + n));
+		put16(ip + 42, (uint16_t)(off | (more ? 1 : 0)));
+	} else {
+		put16(ip + 2, (uint16_t)(20 + n));
+		put16(ip + 6, (uint16_t)((more ? 0x2000 : 0) | off / 8));
+		put16(ip + 10, 0);
+		put16(ip + 10, ip_csum(ip, 20));
+	}
+	return 14 + hl + n;
+}
+
 struct cg_pcap {
 	pcap_t *p;
 	pcap_dumper_t *d;
@@ -205,7 +246,12 @@ struct cg_pcap *cg_pcap_open(const char *path)
 
 void cg_pcap_write(struct cg_pcap *c, uint64_t ts_ns, const uint8_t *buf, size_t len)
 {
-	struct pcap_pkthdr h = { .caplen = (bpf_u_int32)len, .len = (bpf_u_int32)len };
+	cg_pcap_write_snap(c, ts_ns, buf, len, 0);
+}
+
+void cg_pcap_write_snap(struct cg_pcap *c, uint64_t ts_ns, const uint8_t *buf, size_t len, size_t snap)
+{
+	struct pcap_pkthdr h = { .caplen = (bpf_u_int32)(snap && snap < len ? snap : len), .len = (bpf_u_int32)len };
 
 	h.ts.tv_sec = (time_t)(ts_ns / 1000000000ull);
 	h.ts.tv_usec = (suseconds_t)(ts_ns % 1000000000ull); /* ns: nanosecond file */

@@ -5,19 +5,9 @@
 set -uo pipefail
 : "${ROCECAP:?}" "${ROCECAP_GEN:?}" "${ROCECAP_SCHEMA:?}"
 HERE=$(cd "$(dirname "$0")" && pwd)
-W=${ROCECHECK_WRAP:-}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fails=0 n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-bad() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
-# Missing tool: a skip for a developer, a failure in CI.
-missing() { if [ "${CI:-}" = true ]; then bad "$1 missing"; else echo "# SKIP: $1 missing"; fi; }
+# shellcheck source=tap-lib.sh
+. "$HERE/tap-lib.sh"
 rc() { $W "$ROCECAP" "$@" >"$T/out" 2>"$T/err"; echo $?; }
-# Debian's python3 has python3-jsonschema (ci/install-deps.sh).
-PY=python3
-[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
-jget() { $PY -c "import json,sys; j=json.load(open('$1')); print($2)"; }
 
 exp=$("$ROCECAP_GEN" scenario "$T/s.pcap") || { echo "rocecap-gen failed"; exit 1; }
 echo "# generated: $exp"

@@ -293,11 +293,13 @@ static void test_vlan_ipv6(void **state)
 	rck_cap_free(cap);
 }
 
-/* Every prefix of a frame is counted, never read past (ASan/valgrind watch). */
+/* Every prefix of a frame is counted, never read past (ASan/valgrind watch):
+ * from the end of BTH on it counts as RoCE, with its RETH unknown until the
+ * RETH is whole. */
 static void test_truncated(void **state)
 {
 	struct cg_roce r = flow_ab(0x0a, 1);
-	size_t len = cg_roce(buf, &r), hdr = 14 + 20 + 8 + 12 + 16;
+	size_t len = cg_roce(buf, &r), hdr = 14 + 20 + 8 + 12, udp = 14 + 20 + 8;
 	struct rck_cap *cap = new_cap(0);
 	struct cap_pkt p;
 
@@ -315,6 +317,14 @@ static void test_truncated(void **state)
 	assert_int_equal(rck_cap_stat(cap, RCK_CAP_TRUNCATED), hdr);
 	assert_int_equal(rck_cap_stat(cap, RCK_CAP_MALFORMED), hdr);
 	assert_int_equal(rck_cap_stat(cap, RCK_CAP_ROCE_PACKETS), len - hdr);
+	assert_int_equal(rck_cap_stat(cap, RCK_CAP_CUT), len);
+	assert_int_equal(rck_cap_stat(cap, RCK_CAP_ROCE_BTH_CUT), hdr - udp);
+	assert_int_equal(rck_cap_stat(cap, RCK_CAP_ROCE_HEADERS_CUT), 16);
+	assert_int_equal(rck_cap_stat(cap, RCK_CAP_RETH_UNKNOWN), 16);
+	assert_int_equal(rck_cap_stat(cap, RCK_CAP_AETH_UNKNOWN), 0);
+	/* The same PSN every time: one first sight, the rest retransmissions. */
+	assert_int_equal(rck_cap_stat(cap, RCK_CAP_RETRANSMISSIONS), len - hdr - 1);
+	assert_int_equal(rck_cap_stat(cap, RCK_CAP_PSN_GAPS), 0);
 	rck_cap_free(cap);
 }
 

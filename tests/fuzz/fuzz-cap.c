@@ -49,7 +49,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rck_cap_finish(cap);
 		if (rck_cap_stat(cap, RCK_CAP_MALFORMED) < rck_cap_stat(cap, RCK_CAP_TRUNCATED) ||
 		    rck_cap_stat(cap, RCK_CAP_ROCE_PACKETS) > rck_cap_stat(cap, RCK_CAP_PACKETS) ||
-		    rck_cap_flow_count(cap) > 4)
+		    rck_cap_flow_count(cap) > 4 ||
+		    rck_cap_stat(cap, RCK_CAP_ROCE_BTH_CUT) > rck_cap_stat(cap, RCK_CAP_TRUNCATED) ||
+		    rck_cap_stat(cap, RCK_CAP_ROCE_HEADERS_CUT) > rck_cap_stat(cap, RCK_CAP_ROCE_PACKETS) ||
+		    rck_cap_stat(cap, RCK_CAP_AETH_UNKNOWN) > rck_cap_stat(cap, RCK_CAP_ROCE_HEADERS_CUT) ||
+		    rck_cap_stat(cap, RCK_CAP_RETH_UNKNOWN) > rck_cap_stat(cap, RCK_CAP_ROCE_HEADERS_CUT) ||
+		    rck_cap_stat(cap, RCK_CAP_CUT) > rck_cap_stat(cap, RCK_CAP_PACKETS))
 			abort();
 		for (unsigned int i = 0; i <= RCK_CAP_PAUSE_LEGACY; i++)
 			if (rck_cap_pause_longest_us(cap, i) > rck_cap_pause_effective_us(cap, i) + 1e-3)

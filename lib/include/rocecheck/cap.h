@@ -24,14 +24,25 @@ extern "C" {
  *    Linux cooked (SLL, SLL2) and raw IP link types; PFC (MAC control
  *    opcode 0x0101) and PAUSE (0x0001); IPv4/IPv6 with DSCP/ECN; RoCEv2 on
  *    UDP 4791: BTH, AETH, RETH, DETH, CNP (opcode 0x81). Every length is
- *    checked: a frame cut short by the snap length counts as truncated, a
- *    frame whose own lengths contradict each other as malformed; neither is
- *    read past its end.
+ *    checked: a frame cut short by the snap length before the end of BTH
+ *    counts as truncated, a frame whose own lengths contradict each other
+ *    as malformed; neither is read past its end. A RoCE packet with a
+ *    whole BTH counts with its opcode and PSN even when a later header or
+ *    the payload was cut (what that leaves unknown is counted: AETH, RETH).
+ *    A packet too short to hold the ICRC is decoded without one (stripped
+ *    by the NIC or a mirror). IPv4 fragments and IPv6 extension headers
+ *    (not ESP) are followed: the first fragment holds the headers, later
+ *    fragments are counted as skipped.
  *  - A flow is (source IP, destination IP, BTH destination QP, UDP source
  *    port). PSNs are followed on every opcode that numbers packets one by
  *    one (not ACKs, which acknowledge with gaps, nor CNPs): a PSN above the
  *    next expected one is a gap, a PSN at or below the highest seen is a
- *    retransmission (24-bit serial arithmetic).
+ *    retransmission (24-bit serial arithmetic). An RDMA READ request of N
+ *    packets reserves N PSNs: N comes from the RETH's length and the path
+ *    MTU learnt from the flow's First/Middle packets; without one, any
+ *    jump that a path MTU of 256 to 4096 explains is no gap (without a
+ *    RETH, any jump forward). READ responses, in the requester's PSNs, are
+ *    followed on their own: a gap is a PSN missing within one response.
  *  - A CNP from B to A says "your traffic to me was marked": it is counted
  *    on the flow from A to B that most recently carried a CE-marked packet,
  *    or, when none did, the flow from A to B that was seen last (BTH has no
@@ -132,6 +143,15 @@ enum rck_cap_stat {
 	RCK_CAP_LEGACY_PAUSE_FRAMES, /**< legacy PAUSE frames */
 	RCK_CAP_FIRST_NS,          /**< capture time of the first frame (0: none) */
 	RCK_CAP_LAST_NS,           /**< of the last frame */
+	RCK_CAP_CUT,               /**< frames captured shorter than on the wire (snap length) */
+	RCK_CAP_ROCE_BTH_CUT,      /**< frames to UDP 4791 cut before the end of BTH: PSN unknown, not counted as RoCE (in truncated too) */
+	RCK_CAP_ROCE_HEADERS_CUT,  /**< RoCE packets counted by opcode and PSN whose later headers (AETH, RETH, ...) were cut */
+	RCK_CAP_AETH_UNKNOWN,      /**< of them, ACK-carrying opcodes whose AETH was cut: ACK or NAK unknown */
+	RCK_CAP_RETH_UNKNOWN,      /**< of them, opcodes whose RETH was cut (a READ request's length unknown) */
+	RCK_CAP_NO_ICRC,           /**< RoCE packets too short to hold an ICRC, decoded without one */
+	RCK_CAP_FIRST_FRAGMENTS,   /**< RoCE packets read from the first fragment of an IP datagram */
+	RCK_CAP_FRAGMENTS_SKIPPED, /**< later IP fragments of UDP datagrams (no headers): not decoded */
+	RCK_CAP_IPV6_EXT_SKIPPED,  /**< IPv6 packets behind ESP or more than 8 extension headers: not decoded */
 	RCK_CAP_STAT_COUNT
 };
 uint64_t rck_cap_stat(const struct rck_cap *cap, enum rck_cap_stat stat);
