@@ -1,5 +1,6 @@
 /* Host lists: comma lists, Slurm-style nodelists ("rack[1-2]-n[01-04]")
  * and hostfiles, expanded into an ordered list of distinct names. */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -155,6 +156,40 @@ static int parse_group(struct hl_parse *p, const char *s, size_t len, size_t *i,
 	}
 }
 
+/* NAME:PORT names an agent on another port: one colon, then 1 to 65535.
+ * More than one colon is only an IPv6 address (with a %zone or not).
+ * Checked here, so that a bad port is refused before any name is looked up. */
+static int check_port(struct hl_parse *p, const char *name, size_t col)
+{
+	const char *colon = strchr(name, ':');
+	char addr[RCK_HOST_NAME_MAX + 1];
+	struct in6_addr a6;
+	unsigned long port = 0;
+	size_t i, n;
+
+	if (!colon)
+		return 0;
+	if (strchr(colon + 1, ':')) {
+		n = strcspn(name, "%");
+		snprintf(addr, sizeof(addr), "%.*s", (int)n, name);
+		if (inet_pton(AF_INET6, addr, &a6) == 1)
+			return 0;
+		return fail(p, -EINVAL, "column %zu: '%s': more than one ':' and not an IPv6 address "
+			    "(NAME:PORT has one)", col + 1, name);
+	}
+	for (i = 1; colon[i] && i <= 6; i++) {
+		if (!isdigit((unsigned char)colon[i]))
+			break;
+		port = port * 10 + (unsigned long)(colon[i] - '0');
+	}
+	if (colon == name)
+		return fail(p, -EINVAL, "column %zu: '%s': no host name before ':'", col + 1, name);
+	if (i == 1 || colon[i] || port < 1 || port > 65535)
+		return fail(p, -EINVAL, "column %zu: '%s': the port after ':' must be 1 to 65535", col + 1,
+			    name);
+	return 0;
+}
+
 static int push_name(struct hl_parse *p, const char *name)
 {
 	char *copy;
@@ -173,17 +208,30 @@ static int push_name(struct hl_parse *p, const char *name)
 	return 0;
 }
 
-/* Every combination of the groups' numbers, the leftmost group slowest. */
+/* Every combination of the groups' numbers in the order of Slurm's
+ * `scontrol show hostnames`: the last group turns fastest, then the first,
+ * the second, ... and the one before the last slowest ("a[1-2]b[3-4]c[5-6]":
+ * a1b3c5 a1b3c6 a2b3c5 a2b3c6 a1b4c5 ...). */
 static int expand(struct hl_parse *p, const struct seg *segs, unsigned int nseg, size_t col)
 {
 	unsigned int pos[64] = {0};      /* range index per segment */
 	uint32_t val[64] = {0};          /* current number per segment */
+	unsigned int spin[64];           /* segments with a group, fastest first */
+	unsigned int ngroups = 0;
 	char name[RCK_HOST_NAME_MAX + 2];
 	int rc;
 
 	for (unsigned int k = 0; k < nseg; k++)
-		if (segs[k].g.n)
+		if (segs[k].g.n) {
 			val[k] = segs[k].g.r[0].lo;
+			spin[ngroups++] = k;
+		}
+	if (ngroups > 1) {
+		unsigned int last = spin[ngroups - 1];
+
+		memmove(spin + 1, spin, (ngroups - 1) * sizeof(*spin));
+		spin[0] = last;
+	}
 	for (;;) {
 		size_t o = 0;
 
@@ -206,15 +254,18 @@ static int expand(struct hl_parse *p, const struct seg *segs, unsigned int nseg,
 		name[o] = '\0';
 		if (name[0] == '-')
 			return fail(p, -EINVAL, "column %zu: host name starts with '-': %s", col + 1, name);
-		rc = push_name(p, name);
+		rc = check_port(p, name, col);
+		if (!rc)
+			rc = push_name(p, name);
 		if (rc)
 			return rc;
-		/* Odometer step, rightmost group fastest. */
-		for (int k = (int)nseg - 1;; k--) {
-			if (k < 0)
+		/* Odometer step in the order of spin[]. */
+		for (unsigned int s = 0;; s++) {
+			unsigned int k;
+
+			if (s == ngroups)
 				return 0;
-			if (!segs[k].g.n)
-				continue;
+			k = spin[s];
 			if (val[k] < segs[k].g.r[pos[k]].hi) {
 				val[k]++;
 				break;

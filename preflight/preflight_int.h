@@ -67,4 +67,11 @@ int pf_judge(const struct rck_preflight_config *c, const struct rck_mesh *m, str
 int pf_result(struct rck_mesh *m, struct rck_report *r, const struct rck_preflight_timings *t,
 	      const struct rck_hostlist *spares, struct rck_preflight **out);
 
+/* run.c: "NAME:PORT" (one colon, digits after it) names an agent on
+ * another port; the hostlist checked the port. */
+int preflight_add_agent(struct rck_mesh_config *mc, const char *name);
+/* dry_run.c: pattern, rails, tests, schedule, DCB and probe settings of the
+ * preflight's sweep. 0 or -errno. */
+int preflight_sweep_settings(struct rck_mesh_config *mc, const struct rck_preflight_config *c);
+
 #endif

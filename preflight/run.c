@@ -115,7 +115,7 @@ static unsigned int retest_hook(void *data, const struct rck_mesh *m, unsigned i
 }
 
 /* "NAME:PORT" (one colon, digits after it) names an agent on another port. */
-static int add_agent(struct rck_mesh_config *mc, const char *name)
+int preflight_add_agent(struct rck_mesh_config *mc, const char *name)
 {
 	const char *colon = strchr(name, ':');
 	char addr[RCK_HOST_NAME_MAX + 1], *end;
@@ -186,23 +186,12 @@ static int mesh_config(struct rck_preflight_config *c, const struct rck_launch *
 						      tok ? rck_launch_host_port(l, i) : 0,
 						      (const uint8_t *)tok, tok ? strlen(tok) : 0);
 		else
-			rc = add_agent(mc, r->names[i]);
+			rc = preflight_add_agent(mc, r->names[i]);
 	}
 	if (!rc && c->key_len)
 		rc = rck_mesh_config_set_key(mc, c->key, c->key_len);
 	if (!rc)
-		rc = rck_mesh_config_set_pattern(mc, c->quick ? "quick" : "full", NULL, 0, NULL);
-	if (!rc)
-		rc = rck_mesh_config_set_rails(mc, c->rails);
-	if (!rc)
-		rc = rck_mesh_config_set_tests(mc, c->tests);
-	if (!rc)
-		rc = rck_mesh_config_set_schedule(mc, c->schedule);
-	/* Every host's DCB state, for the cross-host lint (PFC, trust, DSCP map). */
-	if (!rc)
-		rc = rck_mesh_config_set_dcb(mc, true);
-	if (!rc)
-		rc = rck_mesh_config_set_probe(mc, c->transport, c->size, c->iters, c->duration_s);
+		rc = preflight_sweep_settings(mc, c);
 	if (!rc && c->deadline_s > 0) {
 		double left = c->deadline_s - (now_s() - r->t0);
 

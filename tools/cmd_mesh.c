@@ -23,7 +23,7 @@ static void on_signal(int sig)
 
 enum { OPT_HOSTS = 256, OPT_HOSTFILE, OPT_TEST, OPT_PATTERN, OPT_PAIRS, OPT_RAILS, OPT_TRANSPORT,
        OPT_SIZE, OPT_ITERS, OPT_DURATION, OPT_DEADLINE, OPT_KEY, OPT_OUTPUT, OPT_LAUNCHER,
-       OPT_HEATMAP, OPT_FROM, OPT_DCB, OPT_SCHEDULE };
+       OPT_HEATMAP, OPT_FROM, OPT_DCB, OPT_SCHEDULE, OPT_DRY_RUN };
 
 const struct cli_opt mesh_opts[] = {
 	{ OPT_HOSTS, 0, "hosts", "LIST", "hosts or a nodelist (node[01-16]); NAME:PORT: an agent on another port" },
@@ -47,6 +47,8 @@ const struct cli_opt mesh_opts[] = {
 	  "who starts each probe: the coordinator (default), or the agents from their task lists" },
 	{ OPT_LAUNCHER, 0, "launcher", "L",
 	  "start the agents (--once) through none (default: running agents), ssh, srun, pdsh, mpirun or 'TEMPLATE {host}'" },
+	{ OPT_DRY_RUN, 0, "dry-run", NULL, "print the hosts and the plan; contact no one, start nothing" },
+	{ OPT_DRY_RUN, 0, "list-hosts", NULL, "the same as --dry-run" },
 	{ 0 }
 };
 
@@ -141,7 +143,7 @@ struct mesh_args {
 	enum rck_probe_transport transport;
 	unsigned long size, iters;
 	double duration, deadline;
-	bool dcb, schedule;
+	bool dcb, schedule, dry_run;
 };
 
 static int mesh_opt(struct cli *cli, void *data, int c, const char *arg)
@@ -232,6 +234,9 @@ static int mesh_opt(struct cli *cli, void *data, int c, const char *arg)
 	case OPT_PAIRS:
 		a->pairs = arg;
 		return 0;
+	case OPT_DRY_RUN:
+		a->dry_run = true;
+		return 0;
 	default:
 		return EXIT_USAGE;
 	}
@@ -260,7 +265,7 @@ static int finish_config(struct cli *cli, struct mesh_args *a)
 				      a->iters ? a->iters : 1000, a->duration) ||
 	    rck_mesh_config_set_deadline(a->c, a->deadline) || rck_mesh_config_set_dcb(a->c, a->dcb))
 		return cli_bad_args(cli, "invalid probe settings");
-	if (a->key_file) {
+	if (a->key_file && !a->dry_run) {
 		rc = rck_key_load(a->key_file, key, sizeof(key), &len, err, sizeof(err));
 		if (rc) {
 			cli_msg(cli, "%s", err);
@@ -270,7 +275,7 @@ static int finish_config(struct cli *cli, struct mesh_args *a)
 		memset(key, 0, sizeof(key));
 	}
 	/* Agents started now, each with its own port and token. */
-	if (a->launcher && strcmp(a->launcher, "none"))
+	if (a->launcher && strcmp(a->launcher, "none") && !a->dry_run)
 		return mesh_launch_hosts(cli, a->c, a->hl, a->launcher, &a->launch);
 	for (unsigned int i = 0; i < rck_hostlist_count(a->hl); i++)
 		if (add_host(a->c, rck_hostlist_get(a->hl, i)))
@@ -298,6 +303,17 @@ static int run(struct cli *cli, struct mesh_args *a)
 		return cli_fail(cli, rc, "sweep");
 	mesh_launch_mark(a->launch, m);
 	return finish(cli, a, m);
+}
+
+/* --dry-run: the hosts and the plan, nothing contacted. */
+static int dry_run(struct cli *cli, const struct mesh_args *a)
+{
+	char err[300] = "";
+	int rc = rck_mesh_config_write_plan(a->c, stdout, cli->fmt, err, sizeof(err));
+
+	if (rc == -EINVAL)
+		return cli_bad_args(cli, "%s", err);
+	return rc ? cli_fail(cli, rc, "cannot write the plan") : 0;
 }
 
 /* Save, draw and print a result (swept or loaded); frees @m. */
@@ -344,9 +360,10 @@ int cmd_mesh(struct cli *cli, int argc, char **argv)
 	if (cli->nargs)
 		rc = cli_usage_err(cli, "unexpected argument '%s'", cli->args[0]);
 	if (!rc && a.from) {
-		if (rck_hostlist_count(a.hl) || a.launcher || a.pairs || a.pattern || a.dcb || a.schedule)
+		if (rck_hostlist_count(a.hl) || a.launcher || a.pairs || a.pattern || a.dcb || a.schedule ||
+		    a.dry_run)
 			rc = cli_usage_err(cli, "--from loads a result: no --hosts, --hostfile, "
-						"--launcher, --pattern, --pairs, --dcb or --schedule with it");
+						"--launcher, --pattern, --pairs, --dcb, --schedule or --dry-run with it");
 		else
 			rc = load(cli, &a);
 		goto out;
@@ -359,7 +376,7 @@ int cmd_mesh(struct cli *cli, int argc, char **argv)
 	if (!rc)
 		rc = finish_config(cli, &a);
 	if (!rc)
-		rc = run(cli, &a);
+		rc = a.dry_run ? dry_run(cli, &a) : run(cli, &a);
 out:
 	rck_launch_free(a.launch);
 	rck_mesh_config_free(a.c);

@@ -30,7 +30,7 @@ static void on_signal(int sig)
 
 enum { OPT_HOSTS = 256, OPT_HOSTFILE, OPT_LAUNCHER, OPT_KEY, OPT_TEST, OPT_RAILS, OPT_TRANSPORT,
        OPT_EXPECT, OPT_CONFIG, OPT_QUICK, OPT_DEADLINE, OPT_REPORT, OPT_DRAIN, OPT_FROM_MESH,
-       OPT_SIZE, OPT_ITERS, OPT_DURATION, OPT_RETESTS, OPT_SPARES, OPT_HEATMAP, OPT_SCHEDULE };
+       OPT_SIZE, OPT_ITERS, OPT_DURATION, OPT_RETESTS, OPT_SPARES, OPT_HEATMAP, OPT_SCHEDULE, OPT_DRY_RUN };
 
 const struct cli_opt preflight_opts[] = {
 	{ OPT_HOSTS, 0, "hosts", "LIST", "hosts or a nodelist (node[01-16]); NAME:PORT: an agent on another port" },
@@ -58,6 +58,8 @@ const struct cli_opt preflight_opts[] = {
 	  "who starts each probe: the coordinator (default), or the agents from their task lists" },
 	{ OPT_SPARES, 0, "spares", "LIST", "hot spares: swept too, a healthy one proposed for each bad host" },
 	{ OPT_FROM_MESH, 0, "from-mesh", "FILE", "judge a recorded sweep (rocecheck mesh --output) instead" },
+	{ OPT_DRY_RUN, 0, "dry-run", NULL, "print the hosts and the sweep's plan; contact no one, start nothing" },
+	{ OPT_DRY_RUN, 0, "list-hosts", NULL, "the same as --dry-run" },
 	{ 0 }
 };
 
@@ -68,6 +70,7 @@ struct pf_args {
 	enum rck_probe_transport transport;
 	unsigned long size, iters;
 	double duration;
+	bool dry_run;
 };
 
 static void show_progress(void *data, const struct rck_preflight_progress *p)
@@ -107,6 +110,9 @@ static int pf_opt(struct cli *cli, void *data, int c, const char *arg)
 		return 0;
 	case OPT_KEY:
 		a->key_file = arg;
+		return 0;
+	case OPT_DRY_RUN:
+		a->dry_run = true;
 		return 0;
 	case OPT_TEST:
 		if (mesh_parse_tests(arg, &mask) || rck_preflight_config_set_tests(a->c, mask))
@@ -211,7 +217,7 @@ static int finish_config(struct cli *cli, struct pf_args *a)
 	if (rck_preflight_config_set_probe(a->c, a->transport, (uint32_t)a->size, a->iters ? a->iters : 1000,
 					   a->duration))
 		return cli_bad_args(cli, "invalid probe settings");
-	if (a->key_file && !a->from_mesh) {
+	if (a->key_file && !a->from_mesh && !a->dry_run) {
 		rc = rck_key_load(a->key_file, key, sizeof(key), &len, err, sizeof(err));
 		if (rc)
 			return cli_bad_args(cli, "%s", err);
@@ -315,6 +321,18 @@ static int judge_recorded(struct cli *cli, struct pf_args *a, struct rck_preflig
 	return 0;
 }
 
+/* --dry-run: the hosts and the sweep's plan, nothing contacted (exit 0,
+ * or 2 as for any error before probing). */
+static int dry_run(struct cli *cli, const struct pf_args *a)
+{
+	char err[300] = "";
+	int rc = rck_preflight_config_write_plan(a->c, stdout, cli->fmt, err, sizeof(err));
+
+	if (rc)
+		cli_msg(cli, "%s", rc == -EINVAL ? err : "cannot write the plan");
+	return rc ? PF_ERROR : PF_HEALTHY;
+}
+
 static int run(struct cli *cli, struct pf_args *a)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -378,13 +396,15 @@ int cmd_preflight(struct cli *cli, int argc, char **argv)
 		rc = cli_usage_err(cli, "give the hosts (--hosts or --hostfile), or --from-mesh FILE");
 	if (!rc && a.from_mesh && a.hosts)
 		rc = cli_usage_err(cli, "--from-mesh judges a recorded sweep: no --hosts with it");
+	if (!rc && a.from_mesh && a.dry_run)
+		rc = cli_usage_err(cli, "--from-mesh judges a recorded sweep: no --dry-run with it");
 	/* The tool, never the library, reads the environment. */
 	if (!rc && !a.key_file)
 		a.key_file = getenv("ROCECHECK_KEY_FILE");
 	if (!rc)
 		rc = finish_config(cli, &a);
 	if (!rc)
-		rc = run(cli, &a);
+		rc = a.dry_run ? dry_run(cli, &a) : run(cli, &a);
 out:
 	rck_preflight_config_free(a.c);
 	return rc;

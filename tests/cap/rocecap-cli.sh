@@ -5,8 +5,8 @@
 set -uo pipefail
 : "${ROCECAP:?}" "${ROCECAP_GEN:?}" "${ROCECAP_SCHEMA:?}"
 HERE=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=tap-lib.sh
-. "$HERE/tap-lib.sh"
+# shellcheck source=../unit/tap-lib.sh
+. "$HERE/../unit/tap-lib.sh"
 rc() { $W "$ROCECAP" "$@" >"$T/out" 2>"$T/err"; echo $?; }
 
 exp=$("$ROCECAP_GEN" scenario "$T/s.pcap") || { echo "rocecap-gen failed"; exit 1; }

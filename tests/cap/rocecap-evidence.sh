@@ -6,8 +6,8 @@
 set -uo pipefail
 : "${ROCECAP:?}" "${ROCECAP_GEN:?}"
 HERE=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=tap-lib.sh
-. "$HERE/tap-lib.sh"
+# shellcheck source=../unit/tap-lib.sh
+. "$HERE/../unit/tap-lib.sh"
 KEYS='packets roce retransmissions psn_gaps psn_missing psn_seq_err rnr icrc_absent first_fragments fragments_skipped ipv6_ext_skipped'
 # The generator's counts and rocecap's, in the order of KEYS.
 mine() {

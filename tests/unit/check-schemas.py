@@ -175,6 +175,14 @@ def rocedcb():
         yield "rocedcb state file", fh.read()
 
 
+def mesh_plan():
+    """mesh and preflight --dry-run: the hosts and the plan, nothing contacted."""
+    for args in (["mesh", "--hosts", "n[1-4],m:18531", "--dry-run"],
+                 ["mesh", "--hosts", "n[1-5]", "--pattern", "incast:2", "--test", "bw,lat", "--list-hosts"],
+                 ["preflight", "--hosts", "a[1-2]b[3-4]", "--spares", "s1", "--quick", "--dry-run"]):
+        yield "rocecheck -j " + " ".join(args), run(["-j"] + args)
+
+
 # schema file -> the outputs that must validate against it. A new -j
 # output adds its schema file and one line here.
 OUTPUTS = {
@@ -185,6 +193,7 @@ OUTPUTS = {
     "counters-delta.schema.json": counters_delta,
     "rocecap.schema.json": rocecap,
     "mesh.schema.json": mesh,
+    "mesh-plan.schema.json": mesh_plan,
     "analysis.schema.json": analysis,
     "preflight.schema.json": preflight,
     "sweep.schema.json": sweep,

@@ -41,7 +41,18 @@ static const struct {
 	{"10.0.0.[1-3]", "10.0.0.1 10.0.0.2 10.0.0.3"},
 	{"fe80::1%eth0,h_1", "fe80::1%eth0 h_1"},
 	{"n[1-2][3-4]", "n13 n14 n23 n24"},
+	/* Three groups and more: the last fastest, then the first, the second... */
+	{"a[1-2]b[3-4]c[5-6]", "a1b3c5 a1b3c6 a2b3c5 a2b3c6 a1b4c5 a1b4c6 a2b4c5 a2b4c6"},
+	{"a[1-3]b[4-5]c[6-7]", "a1b4c6 a1b4c7 a2b4c6 a2b4c7 a3b4c6 a3b4c7 a1b5c6 a1b5c7 a2b5c6 a2b5c7 "
+			       "a3b5c6 a3b5c7"},
+	{"a[1-2]b[3-4]c[5-6]d[7-8]", "a1b3c5d7 a1b3c5d8 a2b3c5d7 a2b3c5d8 a1b4c5d7 a1b4c5d8 a2b4c5d7 "
+				     "a2b4c5d8 a1b3c6d7 a1b3c6d8 a2b3c6d7 a2b3c6d8 a1b4c6d7 a1b4c6d8 "
+				     "a2b4c6d7 a2b4c6d8"},
+	{"r[1-2]-s[1,3]-n[01-02]", "r1-s1-n01 r1-s1-n02 r2-s1-n01 r2-s1-n02 r1-s3-n01 r1-s3-n02 "
+				   "r2-s3-n01 r2-s3-n02"},
 	{"n[999999998-999999999]", "n999999998 n999999999"},
+	{"a:1,b:65535,n[1-2]:18531", "a:1 b:65535 n1:18531 n2:18531"},
+	{"fe80::1,::1,fe80::2%eth0", "fe80::1 ::1 fe80::2%eth0"},
 };
 
 /* Refused, with the column the message must name. */
@@ -73,6 +84,16 @@ static const struct {
 	{"n[1-65536],x", -E2BIG, "more than 65536 hosts"},
 	{"n[0-999999999]", -E2BIG, "more than 65536"},
 	{"a\x01", -EINVAL, "byte 0x01"},
+	/* NAME:PORT: a port of 1 to 65535, refused before any name lookup. */
+	{"a:0", -EINVAL, "column 1: 'a:0': the port after ':' must be 1 to 65535"},
+	{"a:65536", -EINVAL, "'a:65536': the port after ':' must be 1 to 65535"},
+	{"b,a:-1", -EINVAL, "column 3: 'a:-1': the port after ':' must be 1 to 65535"},
+	{"a:1:2", -EINVAL, "'a:1:2': more than one ':' and not an IPv6 address"},
+	{"a:", -EINVAL, "'a:': the port after ':' must be"},
+	{"a:x", -EINVAL, "'a:x': the port after ':' must be"},
+	{"a:0018530000", -EINVAL, "the port after ':' must be"},
+	{":18530", -EINVAL, "no host name before ':'"},
+	{"n[1-2]:0", -EINVAL, "'n1:0': the port after ':' must be"},
 };
 
 static void join(const struct rck_hostlist *hl, char *buf, size_t len)

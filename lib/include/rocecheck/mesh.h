@@ -367,6 +367,17 @@ int rck_mesh_config_set_pattern(struct rck_mesh_config *c, const char *pattern, 
 				size_t len, const char *name);
 /** "same", "all" or "device:NAME". 0, -EINVAL, -ENOMEM. */
 int rck_mesh_config_set_rails(struct rck_mesh_config *c, const char *rails);
+/**
+ * The plan of a sweep with @c, written as text or JSON
+ * (schemas/mesh-plan.schema.json) without contacting anyone: the hosts
+ * (name, agent address and port) and, in the order they run, the host pairs
+ * the pattern probes, as if each host had one NIC (which NICs of two hosts
+ * probe each other follows the rails rule once the agents report them).
+ * Returns 0, -EINVAL (fewer than 2 hosts, a pairs file naming unknown
+ * hosts: one line in @err), -ENOMEM or -EIO. Reads @c only.
+ */
+int rck_mesh_config_write_plan(const struct rck_mesh_config *c, FILE *out, enum rck_format fmt,
+			       char *err, size_t errlen);
 /** Tests to run on every pair, a bit mask of 1 << enum rck_mesh_test. 0, -EINVAL. */
 int rck_mesh_config_set_tests(struct rck_mesh_config *c, unsigned int mask);
 /** Probe transport, message size (0: the test's default), and either

@@ -140,6 +140,16 @@ void rck_preflight_cancel(struct rck_preflight_config *c);
 struct rck_preflight;
 
 /**
+ * The sweep the preflight would run with @c (hosts, then spares not among
+ * them; quick or full; rails; tests), written as text or JSON
+ * (schemas/mesh-plan.schema.json, see rck_mesh_config_write_plan()) without
+ * contacting anyone or starting an agent. Returns 0, -EINVAL (fewer than
+ * 2 hosts: one line in @err), -ENOMEM or -EIO. Reads @c only.
+ */
+int rck_preflight_config_write_plan(const struct rck_preflight_config *c, FILE *out, enum rck_format fmt,
+				    char *err, size_t errlen);
+
+/**
  * Run the preflight on @c's hosts: start the agents (launcher), sweep
  * (each agent describes its NICs: state, rate, MTUs, GID, firmware and the
  * counters each probe's two ends record), ask the analysis after the

@@ -1,4 +1,4 @@
-# Shared start of the rocecap shell tests (sourced): a scratch directory $T,
+# Shared start of TAP shell tests (sourced): a scratch directory $T,
 # TAP lines (ok, bad), a missing tool (a skip for a developer, a failure in
 # CI), Debian's python3 and jget FILE EXPR on a JSON file.
 # shellcheck shell=bash disable=SC2034
