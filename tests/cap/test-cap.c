@@ -328,6 +328,129 @@ static void test_truncated(void **state)
 	rck_cap_free(cap);
 }
 
+/* A READ request reserves the PSNs of its responses: without a known path
+ * MTU any jump 256 to 4096 bytes a packet explains, with one exactly. */
+static void test_read_reserves(void **state)
+{
+	struct rck_cap *cap = new_cap(0);
+	struct cg_roce r = flow_ab(0x0c, 10);
+
+	(void)state;
+	r.payload = 0;
+	r.dma_len = 8192;             /* 2 (4096 a packet) to 32 (256) PSNs */
+	roce(cap, 0, &r);
+	r.psn = 12;                   /* after the least it may have taken */
+	roce(cap, 1 * US, &r);
+	r.psn = 12 + 32;              /* after the most */
+	roce(cap, 2 * US, &r);
+	assert_int_equal(rck_cap_stat(cap, RCK_CAP_PSN_GAPS), 0);
+	r.psn = 44 + 32 + 1;          /* one PSN beyond the most */
+	roce(cap, 3 * US, &r);
+	assert_int_equal(rck_cap_stat(cap, RCK_CAP_PSN_GAPS), 1);
+	assert_int_equal(rck_cap_stat(cap, RCK_CAP_PSN_MISSING), 1);
+	rck_cap_free(cap);
+
+	/* A WRITE First of 1024 bytes: the path MTU; READs count exactly. */
+	cap = new_cap(0);
+	r = flow_ab(0x06, 100);
+	roce(cap, 0, &r);
+	r.opcode = 0x08;
+	r.psn = 101;
+	roce(cap, 1 * US, &r);
+	r.opcode = 0x0c;
+	r.payload = 0;
+	r.dma_len = 3000;             /* 3 packets: 102 to 104 */
+	r.psn = 102;
+	roce(cap, 2 * US, &r);
+	r.opcode = 0x0a;
+	r.payload = 10;
+	r.psn = 106;                  /* 105 missing */
+	roce(cap, 3 * US, &r);
+	assert_int_equal(rck_cap_stat(cap, RCK_CAP_PSN_GAPS), 1);
+	assert_int_equal(rck_cap_stat(cap, RCK_CAP_PSN_MISSING), 1);
+	rck_cap_free(cap);
+}
+
+/* READ responses, followed apart from the requests on the same flow. */
+static void test_read_responses(void **state)
+{
+	struct rck_cap *cap = new_cap(0);
+	struct cg_roce b = flow_ba(0x0d, 50, 0x1f);
+
+	(void)state;
+	b.payload = 1024;
+	roce(cap, 0, &b);             /* First 50 */
+	b.opcode = 0x0f;
+	b.psn = 51;
+	roce(cap, 1 * US, &b);        /* Last 51 */
+	b.opcode = 0x10;
+	b.psn = 60;
+	roce(cap, 2 * US, &b);        /* Only 60: requests between were no READs */
+	b.opcode = 0x04;
+	b.psn = 7000;                 /* B's own SEND on the same QP pair */
+	roce(cap, 3 * US, &b);
+	b.psn = 7001;
+	roce(cap, 4 * US, &b);
+	b.opcode = 0x0d;
+	b.psn = 61;
+	roce(cap, 5 * US, &b);        /* First 61, Middle 62 lost, Last 63 */
+	b.opcode = 0x0f;
+	b.psn = 63;
+	roce(cap, 6 * US, &b);
+	b.psn = 63;
+	roce(cap, 7 * US, &b);        /* the Last again */
+	rck_cap_finish(cap);
+	assert_int_equal(rck_cap_stat(cap, RCK_CAP_PSN_GAPS), 1);
+	assert_int_equal(rck_cap_stat(cap, RCK_CAP_PSN_MISSING), 1);
+	assert_int_equal(rck_cap_stat(cap, RCK_CAP_RETRANSMISSIONS), 1);
+	assert_int_equal(rck_cap_stat(cap, RCK_CAP_FLOWS), 1);
+	rck_cap_free(cap);
+}
+
+/* ICRC stripped: ACKs and NAKs still decode; IPv6 extension headers and
+ * fragments are followed, ESP skipped. */
+static void test_icrc_ext_frag(void **state)
+{
+	struct rck_cap *cap = new_cap(0);
+	struct cg_roce a = flow_ba(0x11, 5, 0x60), w = flow_ab(0x0a, 1);
+	uint8_t frame[CG_MAX];
+	size_t n;
+
+	(void)state;
+	a.no_icrc = 1;
+	roce(cap, 0, &a);
+	assert_int_equal(rck_cap_stat(cap, RCK_CAP_NAK_PSN_SEQ_ERR), 1);
+	assert_int_equal(rck_cap_stat(cap, RCK_CAP_NO_ICRC), 1);
+	assert_int_equal(rck_cap_stat(cap, RCK_CAP_MALFORMED), 0);
+	w.v6 = 1;
+	w.src[0] = w.dst[0] = 0xfd;
+	n = cg_ip6_ext(buf, cg_roce(buf, &w), 0, 0, 0);
+	n = cg_ip6_ext(buf, n, 43, 0, 0);
+	add(cap, 1 * US, n);
+	assert_int_equal(rck_cap_stat(cap, RCK_CAP_ROCE_PACKETS), 2);
+	w.psn = 2;
+	n = cg_ip6_ext(buf, cg_roce(buf, &w), 44, 0, 1);
+	memcpy(frame, buf, n);
+	add(cap, 2 * US, cg_fragment(buf, frame, n, 0, 200, 1));
+	add(cap, 3 * US, cg_fragment(buf, frame, n, 200, CG_MAX, 0));
+	w.v6 = 0;
+	cg_ip4(w.src, 10, 0, 0, 1);
+	cg_ip4(w.dst, 10, 0, 0, 2);
+	n = cg_roce(frame, &w);
+	add(cap, 4 * US, cg_fragment(buf, frame, n, 0, 504, 1));
+	add(cap, 5 * US, cg_fragment(buf, frame, n, 504, CG_MAX, 0));
+	n = cg_roce(buf, &w);
+	buf[14 + 9] = 6;              /* TCP: not followed, not skipped */
+	add(cap, 6 * US, n);
+	rck_cap_finish(cap);
+	assert_int_equal(rck_cap_stat(cap, RCK_CAP_ROCE_PACKETS), 4);
+	assert_int_equal(rck_cap_stat(cap, RCK_CAP_FIRST_FRAGMENTS), 2);
+	assert_int_equal(rck_cap_stat(cap, RCK_CAP_FRAGMENTS_SKIPPED), 2);
+	assert_int_equal(rck_cap_stat(cap, RCK_CAP_PSN_GAPS), 0);
+	assert_int_equal(rck_cap_stat(cap, RCK_CAP_MALFORMED), 0);
+	rck_cap_free(cap);
+}
+
 static void test_malformed(void **state)
 {
 	struct cg_roce r = flow_ab(0x0a, 1);
@@ -474,6 +597,9 @@ int main(void)
 		cmocka_unit_test(test_psn_gaps_and_retransmissions),
 		cmocka_unit_test(test_vlan_ipv6),
 		cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_read_reserves),
+		cmocka_unit_test(test_read_responses),
+		cmocka_unit_test(test_icrc_ext_frag),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_link_types),
 		cmocka_unit_test(test_flow_cap),
