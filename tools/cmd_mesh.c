@@ -311,7 +311,7 @@ static int dry_run(struct cli *cli, const struct mesh_args *a)
 	char err[300] = "";
 	int rc = rck_mesh_config_write_plan(a->c, stdout, cli->fmt, err, sizeof(err));
 
-	if (rc == -EINVAL)
+	if ((rc == -EINVAL || rc == -E2BIG) && *err)
 		return cli_bad_args(cli, "%s", err);
 	return rc ? cli_fail(cli, rc, "cannot write the plan") : 0;
 }

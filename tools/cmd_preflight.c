@@ -329,7 +329,7 @@ static int dry_run(struct cli *cli, const struct pf_args *a)
 	int rc = rck_preflight_config_write_plan(a->c, stdout, cli->fmt, err, sizeof(err));
 
 	if (rc)
-		cli_msg(cli, "%s", rc == -EINVAL ? err : "cannot write the plan");
+		cli_msg(cli, "%s", (rc == -EINVAL || rc == -E2BIG) && *err ? err : "cannot write the plan");
 	return rc ? PF_ERROR : PF_HEALTHY;
 }
 
