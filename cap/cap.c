@@ -259,6 +259,7 @@ static int roce(struct rck_cap *cap, const struct cap_pkt *p, uint64_t t, size_t
 	cap->st[RCK_CAP_ROCE_PACKETS]++;
 	cap->st[RCK_CAP_ROCE_BYTES] += wirelen;
 	cap->st[RCK_CAP_ROCE_HEADERS_CUT] += p->hdr_cut;
+	cap->st[RCK_CAP_TRUNCATED] += p->hdr_cut;
 	cap->st[RCK_CAP_AETH_UNKNOWN] += p->aeth_cut;
 	cap->st[RCK_CAP_RETH_UNKNOWN] += p->reth_cut;
 	cap->st[RCK_CAP_NO_ICRC] += p->no_icrc;

@@ -104,13 +104,12 @@ static void write_unknown(struct emit *e, const struct rck_cap *cap)
 	stat(e, cap, RCK_CAP_IPV6_EXT_SKIPPED, NULL);
 	if (!text)
 		return;
-	if (st[RCK_CAP_CUT]) {
-		emit_text(e, "Cut:    %" PRIu64 " frames shorter than on the wire (snap length)", st[RCK_CAP_CUT]);
-		if (!st[RCK_CAP_ROCE_BTH_CUT] && !st[RCK_CAP_ROCE_HEADERS_CUT])
-			emit_text(e, "; RoCE headers all whole");
+	if (st[RCK_CAP_CUT] || st[RCK_CAP_TRUNCATED]) {
+		emit_text(e, "Cut:    %" PRIu64 " frames shorter than on the wire (snap length), %" PRIu64
+			  " truncated in a header", st[RCK_CAP_CUT], st[RCK_CAP_TRUNCATED]);
 		if (st[RCK_CAP_ROCE_HEADERS_CUT])
-			emit_text(e, "; %" PRIu64 " RoCE packets counted by opcode and PSN with a later header cut",
-				  st[RCK_CAP_ROCE_HEADERS_CUT]);
+			emit_text(e, ": %" PRIu64 " RoCE packets with a whole BTH, counted by opcode and PSN, "
+				  "a later header cut", st[RCK_CAP_ROCE_HEADERS_CUT]);
 		emit_text(e, "\n");
 	}
 	if (st[RCK_CAP_ROCE_BTH_CUT])
@@ -120,7 +119,7 @@ static void write_unknown(struct emit *e, const struct rck_cap *cap)
 		emit_text(e, "Unknown: AETH of %" PRIu64 " ACK/READ response packets cut: ACK or NAK unknown "
 			  "(NAKs may be more)\n", st[RCK_CAP_AETH_UNKNOWN]);
 	if (st[RCK_CAP_RETH_UNKNOWN])
-		emit_text(e, "Unknown: RETH of %" PRIu64 " packets cut (after a READ request so cut, a forward "
+		emit_text(e, "Unknown: RETH of %" PRIu64 " packets cut (address, length; after a READ request so cut, a forward "
 			  "PSN jump is taken as reserved)\n", st[RCK_CAP_RETH_UNKNOWN]);
 	if (st[RCK_CAP_FRAGMENTS_SKIPPED] || st[RCK_CAP_IPV6_EXT_SKIPPED])
 		emit_text(e, "Skipped: %" PRIu64 " later IP fragments (no headers), %" PRIu64
@@ -259,7 +258,7 @@ RCK_EXPORT int rck_cap_write(const struct rck_cap *cap, FILE *out, enum rck_form
 	stat(e, cap, RCK_CAP_BYTES, " (%s bytes)");
 	emit_double(e, "duration_s", " over %s s", 6, t1 > t0 ? (double)(t1 - t0) / 1e9 : 0.0);
 	stat(e, cap, RCK_CAP_MALFORMED, "; malformed %s");
-	stat(e, cap, RCK_CAP_TRUNCATED, " (truncated %s)");
+	stat(e, cap, RCK_CAP_TRUNCATED, "; truncated %s");
 	stat(e, cap, RCK_CAP_UNSUPPORTED_LINK, NULL);
 	emit_text(e, "\n");
 	write_unknown(e, cap);

@@ -42,10 +42,11 @@ check frag 0
 
 # What a snap length leaves unknown is said, in JSON and in text.
 f=$T/write-64
-[ "$(jget "$f.json" 'j["frames_cut"] > 0 and j["roce_headers_cut"] > 0 and j["reth_unknown"] == j["roce_headers_cut"] and j["malformed"] == 0')" = True ] &&
+[ "$(jget "$f.json" 'j["frames_cut"] > 0 and j["roce_headers_cut"] > 0 and j["reth_unknown"] == j["roce_headers_cut"] == j["truncated"] and j["malformed"] == 0')" = True ] &&
 	ok "-s 64: frames_cut, roce_headers_cut, reth_unknown" || bad "-s 64 JSON: $(head -c 400 "$f.json")"
 $W "$ROCECAP" -r "$f.pcap" >"$T/out"
-grep -q '^Cut: .* RoCE packets counted by opcode and PSN with a later header cut' "$T/out" &&
+grep -qE '^Frames: .*; malformed 0; truncated [1-9]' "$T/out" &&
+	grep -q '^Cut: .* truncated in a header: .* RoCE packets with a whole BTH, counted by opcode and PSN' "$T/out" &&
 	grep -q 'PSN gaps 0 ' "$T/out" && ok "-s 64 text: the Cut line, 0 gaps" || bad "-s 64 text: $(cat "$T/out")"
 # A capture cut inside BTH (IPv6 at 64 bytes): those frames are not
 # counted and the summary says their PSNs are unknown.

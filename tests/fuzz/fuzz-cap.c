@@ -47,7 +47,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t k = 0; k < n && k < 64; k += 7)
 			rck_cap_add(cap, link, 3000 + k, frame, k, n);
 		rck_cap_finish(cap);
-		if (rck_cap_stat(cap, RCK_CAP_MALFORMED) < rck_cap_stat(cap, RCK_CAP_TRUNCATED) ||
+		if (rck_cap_stat(cap, RCK_CAP_MALFORMED) + rck_cap_stat(cap, RCK_CAP_ROCE_HEADERS_CUT) <
+			    rck_cap_stat(cap, RCK_CAP_TRUNCATED) ||
+		    rck_cap_stat(cap, RCK_CAP_TRUNCATED) < rck_cap_stat(cap, RCK_CAP_ROCE_HEADERS_CUT) ||
 		    rck_cap_stat(cap, RCK_CAP_ROCE_PACKETS) > rck_cap_stat(cap, RCK_CAP_PACKETS) ||
 		    rck_cap_flow_count(cap) > 4 ||
 		    rck_cap_stat(cap, RCK_CAP_ROCE_BTH_CUT) > rck_cap_stat(cap, RCK_CAP_TRUNCATED) ||

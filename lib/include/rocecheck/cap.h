@@ -24,11 +24,12 @@ extern "C" {
  *    Linux cooked (SLL, SLL2) and raw IP link types; PFC (MAC control
  *    opcode 0x0101) and PAUSE (0x0001); IPv4/IPv6 with DSCP/ECN; RoCEv2 on
  *    UDP 4791: BTH, AETH, RETH, DETH, CNP (opcode 0x81). Every length is
- *    checked: a frame cut short by the snap length before the end of BTH
- *    counts as truncated, a frame whose own lengths contradict each other
- *    as malformed; neither is read past its end. A RoCE packet with a
- *    whole BTH counts with its opcode and PSN even when a later header or
- *    the payload was cut (what that leaves unknown is counted: AETH, RETH).
+ *    checked: a frame cut by the snap length inside a header counts as
+ *    truncated; one cut before the end of BTH, or whose own lengths
+ *    contradict each other, is malformed (not decoded); none is read past
+ *    its end. A RoCE packet with a whole BTH counts with its opcode and PSN
+ *    even when a later header or the payload was cut (what that leaves
+ *    unknown is counted: AETH, RETH).
  *    A packet too short to hold the ICRC is decoded without one (stripped
  *    by the NIC or a mirror). IPv4 fragments and IPv6 extension headers
  *    (not ESP) are followed: the first fragment holds the headers, later
@@ -120,8 +121,8 @@ void rck_cap_finish(struct rck_cap *cap);
 enum rck_cap_stat {
 	RCK_CAP_PACKETS = 0,       /**< frames handed in */
 	RCK_CAP_BYTES,             /**< their wire length */
-	RCK_CAP_MALFORMED,         /**< truncated + inconsistent frames */
-	RCK_CAP_TRUNCATED,         /**< cut short by the snap length inside a header */
+	RCK_CAP_MALFORMED,         /**< frames not decoded: inconsistent lengths, or cut before a usable header (BTH, PFC) */
+	RCK_CAP_TRUNCATED,         /**< cut by the snap length inside a header: before the end of BTH (also malformed) or a RoCE packet's later header (RCK_CAP_ROCE_HEADERS_CUT, counted as RoCE) */
 	RCK_CAP_UNSUPPORTED_LINK,  /**< frames of an unknown link type */
 	RCK_CAP_ROCE_PACKETS,      /**< RoCEv2 packets with a whole BTH */
 	RCK_CAP_ROCE_BYTES,        /**< their wire length */
