@@ -335,6 +335,7 @@ static int agent_session(unsigned int port, const char *key)
 {
 	struct ag_msg m = { .type = AG_DESCRIBE };
 	uint8_t buf[64], in[65536];
+	struct wire_frame f;
 	size_t len;
 	char err[256];
 	int fd, rc = -1;
@@ -342,15 +343,17 @@ static int agent_session(unsigned int port, const char *key)
 	if (psock_connect("127.0.0.1", port, wire_now_ns() + 2000000000ull, &fd, &(struct sockaddr_storage){ 0 },
 			  &(int){ 0 }))
 		return -1;
-	if (wire_auth_client(fd, &ag_proto, (const uint8_t *)key, strlen(key), wire_now_ns() + 2000000000ull, err,
-			     sizeof(err)) == 0 &&
+	wire_frame_init(&f, &ag_proto);
+	if (wire_auth_client_sec(fd, &ag_proto, (const uint8_t *)key, strlen(key), wire_now_ns() + 2000000000ull,
+				 &f, err, sizeof(err)) == 0 &&
 	    ag_encode(&m, buf, sizeof(buf), &len) == 0 &&
-	    wire_send(fd, &ag_proto, AG_DESCRIBE, buf, len, wire_now_ns() + 1000000000ull) == 0 &&
-	    psock_wait(fd, POLLIN, wire_now_ns() + 2000000000ull) > 0 && recv(fd, in, sizeof(in), 0) > 0) {
+	    wire_send_sec(fd, &ag_proto, f.sec, AG_DESCRIBE, buf, len, wire_now_ns() + 1000000000ull) == 0 &&
+	    wire_recv(fd, &f, wire_now_ns() + 2000000000ull) == 1) {
 		m.type = AG_CLOSE;
 		if (ag_encode(&m, buf, sizeof(buf), &len) == 0)
-			rc = wire_send(fd, &ag_proto, AG_CLOSE, buf, len, wire_now_ns() + 1000000000ull);
+			rc = wire_send_sec(fd, &ag_proto, f.sec, AG_CLOSE, buf, len, wire_now_ns() + 1000000000ull);
 	}
+	wire_frame_free(&f);
 	while (psock_wait(fd, POLLIN, wire_now_ns() + 1000000000ull) > 0 && recv(fd, in, sizeof(in), 0) > 0)
 		;
 	close(fd);

@@ -16,6 +16,7 @@
 
 #define MAX_ITERS 100000000ull
 #define MAX_TIMEOUT_MS 600000u
+#define SERVE_SLICE_NS 100000000ull
 
 static void copy(char *dst, size_t len, const char *src)
 {
@@ -196,8 +197,9 @@ void agent_run_probe(struct rck_ctx *ctx, const struct ag_msg *req, struct ag_ms
 
 void agent_serve_probe(struct rck_ctx *ctx, const struct ag_msg *req,
 		       const struct rck_agent_opts *ao, struct ag_msg *out, agent_send_fn send,
-		       void *arg)
+		       void *arg, const atomic_bool *cancel)
 {
+	uint64_t until;
 	struct rck_probe_server *srv = NULL;
 	struct rck_probe_result *res = NULL;
 	struct rck_probe_opts o;
@@ -216,7 +218,17 @@ void agent_serve_probe(struct rck_ctx *ctx, const struct ag_msg *req,
 		out->probe_port = rck_probe_server_port(srv);
 		if (send(arg, out))
 			goto out;
-		rc = rck_probe_server_serve(srv, req->timeout_ms ? (int)req->timeout_ms : 10000, &res);
+		/* In slices: a coordinator that died between SERVE and RUN must
+		 * not keep the agent waiting for a client that never comes. */
+		until = wire_now_ns() + (req->timeout_ms ? req->timeout_ms : 10000) * 1000000ull;
+		do {
+			uint64_t now = wire_now_ns(), left = until > now ? until - now : 0;
+
+			rc = rck_probe_server_serve(srv, left > SERVE_SLICE_NS ? (int)(SERVE_SLICE_NS / 1000000)
+									       : (int)(left / 1000000), &res);
+		} while ((rc == -ETIMEDOUT || rc == -EINTR) && !atomic_load(cancel) && wire_now_ns() < until);
+		if (rc == -EINTR || (rc == -ETIMEDOUT && atomic_load(cancel)))
+			rc = -ECANCELED;
 	}
 	ag_msg_clear(out);
 	out->type = AG_SERVED;

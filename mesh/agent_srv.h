@@ -3,6 +3,8 @@
 #ifndef RCK_MESH_AGENT_SRV_H
 #define RCK_MESH_AGENT_SRV_H
 
+#include <stdatomic.h>
+
 #include "rocecheck/agent.h"
 #include "rocecheck/context.h"
 
@@ -28,9 +30,10 @@ void agent_run_probe(struct rck_ctx *ctx, const struct ag_msg *req, struct ag_ms
 		     agent_send_fn send, void *arg);
 /* Serve one probe session of an AG_SERVE: AG_SERVING with the port, then
  * AG_SERVED when it ended (or AG_SERVED alone when no listener could be
- * made). */
+ * made). The wait for the probe's client ends within 100 ms of *cancel
+ * (the coordinator went away, the agent stops). */
 void agent_serve_probe(struct rck_ctx *ctx, const struct ag_msg *req,
 		       const struct rck_agent_opts *o, struct ag_msg *scratch, agent_send_fn send,
-		       void *arg);
+		       void *arg, const atomic_bool *cancel);
 
 #endif

@@ -50,6 +50,11 @@ struct rck_agent_opts {
 	 * (`rocedcb show -j` output or a rocedcb state file) instead of
 	 * reading the host's netdevs; NULL (default): read them. */
 	const char *dcb_file;
+	/** A second key accepted as well, while a fleet rolls from one key to
+	 * the next (key: the one in use, key_next: the new one, or the other
+	 * way round); NULL: none. Copied by rck_agent_new(). */
+	const uint8_t *key_next;
+	size_t key_next_len;
 };
 
 void rck_agent_opts_init(struct rck_agent_opts *o);

@@ -1,0 +1,283 @@
+/* The agent's front door on loopback: idle and slow peers never keep a
+ * coordinator out, stop ends the agent within a second, two keys while one
+ * is rolled, a coordinator that dies after SERVE, "busy" and only "busy". */
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <rocecheck/rocecheck.h>
+
+#include "../../mesh/agent_proto.h"
+#include "wire.h"
+
+#define KEY "agent-door-key-0123456789"
+#define KEY2 "agent-door-next-key-98765"
+#define KEY3 "agent-door-third-key-5555"
+#define SEC 1000000000ull
+
+static uint64_t slow(uint64_t ns)
+{
+	const char *w = getenv("ROCECHECK_WRAP");
+
+	return w && strstr(w, "valgrind") ? ns * 5 : ns;
+}
+
+static struct rck_ctx *new_ctx(void)
+{
+	struct rck_ctx *ctx;
+	char root[4096];
+	const char *fx = getenv("ROCECHECK_FIXTURES");
+
+	assert_int_equal(rck_ctx_new(&ctx), 0);
+	rck_ctx_set_log_priority(ctx, 0);
+	snprintf(root, sizeof(root), "%s/sysfs/empty", fx ? fx : "tests/fixtures");
+	rck_ctx_set_sysfs_root(ctx, root);
+	return ctx;
+}
+
+struct inproc {
+	struct rck_ctx *ctx;
+	struct rck_agent *a;
+	pthread_t t;
+	int last_rc;
+};
+
+static void *serve_loop(void *arg)
+{
+	struct inproc *ip = arg;
+
+	while ((ip->last_rc = rck_agent_serve(ip->a, -1)) != -EINTR)
+		;
+	return NULL;
+}
+
+static void start(struct inproc *ip, const char *key, const char *key_next)
+{
+	struct rck_agent_opts o;
+
+	ip->ctx = new_ctx();
+	rck_agent_opts_init(&o);
+	o.bind_addr = "127.0.0.1";
+	o.port = 0;
+	o.key = (const uint8_t *)key;
+	o.key_len = strlen(key);
+	if (key_next) {
+		o.key_next = (const uint8_t *)key_next;
+		o.key_next_len = strlen(key_next);
+	}
+	assert_int_equal(rck_agent_new(ip->ctx, &o, &ip->a), 0);
+	assert_int_equal(pthread_create(&ip->t, NULL, serve_loop, ip), 0);
+}
+
+/* Stop the agent; returns how long it took to end. */
+static uint64_t stop(struct inproc *ip)
+{
+	uint64_t t0 = wire_now_ns();
+
+	rck_agent_stop(ip->a);
+	pthread_join(ip->t, NULL);
+	t0 = wire_now_ns() - t0;
+	rck_agent_free(ip->a);
+	rck_ctx_free(ip->ctx);
+	return t0;
+}
+
+static int dial(unsigned int port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	return fd;
+}
+
+static int send_msg(int fd, struct wire_frame *f, const struct ag_msg *m)
+{
+	uint8_t buf[1024];
+	size_t len;
+
+	assert_int_equal(ag_encode(m, buf, sizeof(buf), &len), 0);
+	return wire_send_sec(fd, &ag_proto, f->sec, m->type, buf, len, wire_now_ns() + SEC);
+}
+
+/* Authenticate with @key: the connection, its frame reader secured. */
+static int login(unsigned int port, const char *key, struct wire_frame *f, int *rc)
+{
+	char err[200];
+	int fd = dial(port);
+
+	wire_frame_init(f, &ag_proto);
+	*rc = wire_auth_client_sec(fd, &ag_proto, (const uint8_t *)key, strlen(key),
+				   wire_now_ns() + slow(2 * SEC), f, err, sizeof(err));
+	return fd;
+}
+
+/* A whole coordinator session with @key: DESCRIBE answered, CLOSE. */
+static int session(unsigned int port, const char *key)
+{
+	struct ag_msg m = { .type = AG_DESCRIBE };
+	struct wire_frame f;
+	char buf[16];
+	int rc, fd = login(port, key, &f, &rc);
+
+	if (!rc && !(rc = send_msg(fd, &f, &m))) {
+		rc = wire_recv(fd, &f, wire_now_ns() + slow(2 * SEC));
+		rc = rc == 1 && f.h.type == AG_HOST ? 0 : rc == 1 ? -EPROTO : rc;
+	}
+	if (!rc) {
+		m.type = AG_CLOSE;
+		send_msg(fd, &f, &m);
+		(void)!recv(fd, buf, sizeof(buf), 0);
+	}
+	wire_frame_free(&f);
+	close(fd);
+	return rc;
+}
+
+static void test_idle_peers(void **state)
+{
+	struct inproc ip;
+	int idle[3], flood[80], slowfd;
+	uint64_t t0;
+
+	(void)state;
+	start(&ip, KEY, NULL);
+	for (int i = 0; i < 3; i++)
+		idle[i] = dial(rck_agent_port(ip.a));
+	/* A slow peer: half a header, then nothing. */
+	slowfd = dial(rck_agent_port(ip.a));
+	assert_int_equal(send(slowfd, "RCKA\0", 5, 0), 5);
+	t0 = wire_now_ns();
+	assert_int_equal(session(rck_agent_port(ip.a), KEY), 0);
+	assert_true(wire_now_ns() - t0 < slow(2 * SEC));
+	/* More silent peers than the door holds: the oldest go, we get in. */
+	for (int i = 0; i < 80; i++)
+		flood[i] = dial(rck_agent_port(ip.a));
+	assert_int_equal(session(rck_agent_port(ip.a), KEY), 0);
+	/* Stop with peers still waiting at the door: within a second. */
+	assert_true(stop(&ip) < slow(SEC));
+	for (int i = 0; i < 80; i++)
+		close(flood[i]);
+	for (int i = 0; i < 3; i++)
+		close(idle[i]);
+	close(slowfd);
+}
+
+static void test_two_keys(void **state)
+{
+	struct inproc ip;
+
+	(void)state;
+	start(&ip, KEY, KEY2);
+	assert_int_equal(session(rck_agent_port(ip.a), KEY), 0);
+	assert_int_equal(session(rck_agent_port(ip.a), KEY2), 0);
+	assert_int_equal(session(rck_agent_port(ip.a), KEY3), -EACCES);
+	assert_int_equal(session(rck_agent_port(ip.a), KEY2), 0);
+	stop(&ip);
+}
+
+/* SERVE with a long timeout; returns the connection after SERVING came. */
+static int serve_request(unsigned int port, struct wire_frame *f)
+{
+	struct ag_msg m;
+	int rc, fd = login(port, KEY, f, &rc);
+
+	assert_int_equal(rc, 0);
+	ag_msg_clear(&m);
+	m.type = AG_SERVE;
+	m.id = 7;
+	m.test = RCK_PROBE_TEST_BW;
+	m.transport = RCK_PROBE_TRANSPORT_TCP;
+	m.size = 4096;
+	m.iters = 10;
+	m.timeout_ms = 60000;
+	assert_int_equal(send_msg(fd, f, &m), 0);
+	assert_int_equal(wire_recv(fd, f, wire_now_ns() + slow(5 * SEC)), 1);
+	assert_int_equal(f->h.type, AG_SERVING);
+	wire_frame_next(f);
+	return fd;
+}
+
+static void test_coordinator_dies_after_serve(void **state)
+{
+	struct wire_frame f;
+	struct inproc ip;
+	uint64_t t0;
+	int fd;
+
+	(void)state;
+	start(&ip, KEY, NULL);
+	fd = serve_request(rck_agent_port(ip.a), &f);
+	close(fd); /* the coordinator dies before its RUN */
+	wire_frame_free(&f);
+	t0 = wire_now_ns();
+	assert_int_equal(session(rck_agent_port(ip.a), KEY), 0);
+	assert_true(wire_now_ns() - t0 < slow(2 * SEC));
+	/* A stop during a SERVE waiting for its client: within a second. */
+	fd = serve_request(rck_agent_port(ip.a), &f);
+	assert_true(stop(&ip) < slow(SEC));
+	wire_frame_free(&f);
+	close(fd);
+}
+
+static void test_busy_only(void **state)
+{
+	struct ag_msg *m = malloc(sizeof(*m));
+	struct wire_frame f, g;
+	struct inproc ip;
+	int rc, fd, fd2;
+
+	(void)state;
+	start(&ip, KEY, NULL);
+	fd = login(rck_agent_port(ip.a), KEY, &f, &rc);
+	assert_int_equal(rc, 0);
+	fd2 = dial(rck_agent_port(ip.a));
+	wire_frame_init(&g, &ag_proto);
+	assert_int_equal(wire_recv(fd2, &g, wire_now_ns() + slow(2 * SEC)), 1);
+	assert_int_equal(g.h.type, AG_ERROR);
+	assert_int_equal(ag_decode(g.h.type, g.payload, g.h.length, m), 0);
+	assert_int_equal(m->status, AG_ERR_BUSY);
+	assert_string_equal(m->text, "busy");
+	wire_frame_free(&g);
+	close(fd2);
+	/* CLOSE and reconnect at once, 20 times: never "busy". */
+	for (int i = 0; i < 20; i++) {
+		ag_msg_clear(m);
+		m->type = AG_CLOSE;
+		send_msg(fd, &f, m);
+		wire_frame_free(&f);
+		fd2 = login(rck_agent_port(ip.a), KEY, &f, &rc);
+		assert_int_equal(rc, 0);
+		close(fd);
+		fd = fd2;
+	}
+	wire_frame_free(&f);
+	close(fd);
+	free(m);
+	stop(&ip);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_idle_peers),
+		cmocka_unit_test(test_two_keys),
+		cmocka_unit_test(test_coordinator_dies_after_serve),
+		cmocka_unit_test(test_busy_only),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
