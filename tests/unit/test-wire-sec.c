@@ -1,7 +1,7 @@
 /* Frames after the handshake: sealed both ways; a changed, replayed,
  * reordered, dropped or reflected frame fails its check, and through a
  * tampering proxy on loopback the coordinator reports the agent's host
- * with "integrity", never with a result. */
+ * with "integrity", never with a result, and a probe fails naming it. */
 #include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -379,6 +379,65 @@ static void test_proxy_replay(void **state)
 	run_through_proxy(ACT_REPLAY, "integrity");
 }
 
+struct probe_srv {
+	struct rck_probe_server *srv;
+	pthread_t t;
+};
+
+static void *probe_serve(void *arg)
+{
+	struct probe_srv *ps = arg;
+	struct rck_probe_result *res = NULL;
+
+	rck_probe_server_serve(ps->srv, 10000, &res);
+	rck_probe_result_free(res);
+	return NULL;
+}
+
+/* The probe exchange: the server's first sealed frame (ACCEPT) changed. */
+static void test_probe_flip(void **state)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t sl = sizeof(sa);
+	struct rck_ctx *ctx = new_ctx();
+	struct rck_probe_result *res = NULL;
+	struct rck_probe_opts o;
+	struct probe_srv ps;
+	struct proxy px = { .act = ACT_FLIP };
+	const char *why;
+
+	(void)state;
+	rck_probe_opts_init(&o);
+	o.transport = RCK_PROBE_TRANSPORT_TCP;
+	o.port = 0;
+	o.msg_size = 4096;
+	o.iters = 10;
+	o.key = (const uint8_t *)KEY;
+	o.key_len = strlen(KEY);
+	assert_int_equal(rck_probe_server_new(ctx, &o, &ps.srv), 0);
+	assert_int_equal(pthread_create(&ps.t, NULL, probe_serve, &ps), 0);
+	px.upstream = rck_probe_server_port(ps.srv);
+	px.lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_int_equal(bind(px.lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(px.lfd, 4), 0);
+	assert_int_equal(getsockname(px.lfd, (struct sockaddr *)&sa, &sl), 0);
+	px.port = ntohs(sa.sin_port);
+	assert_int_equal(pthread_create(&px.t, NULL, proxy_main, &px), 0);
+	o.port = px.port;
+	assert_int_equal(rck_probe_run(ctx, "127.0.0.1", &o, &res), 0);
+	assert_int_not_equal(rck_probe_result_status(res), RCK_PROBE_OK);
+	why = rck_probe_result_error(res);
+	assert_non_null(why);
+	if (!strstr(why, "integrity"))
+		fail_msg("probe: \"%s\", wanted integrity", why);
+	rck_probe_result_free(res);
+	pthread_join(px.t, NULL);
+	close(px.lfd);
+	pthread_join(ps.t, NULL);
+	rck_probe_server_free(ps.srv);
+	rck_ctx_free(ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -387,6 +446,7 @@ int main(void)
 		cmocka_unit_test(test_replay_reorder_drop),
 		cmocka_unit_test(test_proxy_flip),
 		cmocka_unit_test(test_proxy_replay),
+		cmocka_unit_test(test_probe_flip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
