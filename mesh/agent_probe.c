@@ -106,28 +106,41 @@ void agent_snapshot(struct rck_ctx *ctx, const struct ag_msg *req, struct ag_msg
 	rck_snapshot_free(snap);
 }
 
-int agent_check_probe(const struct ag_msg *req, const struct rck_agent_opts *o, char *why,
-		      size_t len)
+int agent_check_limits(const struct agent_probe_ask *q, const struct rck_agent_opts *o, char *why,
+		       size_t len)
 {
-	if (req->test > RCK_PROBE_TEST_SEND_LAT || req->transport > RCK_PROBE_TRANSPORT_TCP) {
-		snprintf(why, len, "unknown test %u or transport %u", req->test, req->transport);
+	if (q->test > RCK_PROBE_TEST_SEND_LAT || q->transport > RCK_PROBE_TRANSPORT_TCP) {
+		snprintf(why, len, "unknown test %u or transport %u", q->test, q->transport);
 		return -EINVAL;
 	}
-	if (req->size > o->max_probe_size) {
-		snprintf(why, len, "message size %u above this agent's limit %llu", req->size,
-			 (unsigned long long)o->max_probe_size);
+	if (q->size > o->max_probe_size) {
+		snprintf(why, len, "message size %llu above this agent's limit %llu",
+			 (unsigned long long)q->size, (unsigned long long)o->max_probe_size);
 		return -E2BIG;
 	}
-	if (req->duration_ms > o->max_probe_s * 1000 || req->iters > MAX_ITERS) {
+	if (q->duration_ms > o->max_probe_s * 1000 || q->iters > MAX_ITERS) {
 		snprintf(why, len, "probe of %u ms / %llu messages above this agent's limit %.0f s / %llu",
-			 req->duration_ms, (unsigned long long)req->iters, o->max_probe_s,
+			 q->duration_ms, (unsigned long long)q->iters, o->max_probe_s,
 			 (unsigned long long)MAX_ITERS);
 		return -E2BIG;
 	}
-	if (req->timeout_ms > MAX_TIMEOUT_MS) {
-		snprintf(why, len, "timeout %u ms above %u", req->timeout_ms, MAX_TIMEOUT_MS);
+	if (q->timeout_ms > MAX_TIMEOUT_MS) {
+		snprintf(why, len, "timeout %u ms above %u", q->timeout_ms, MAX_TIMEOUT_MS);
 		return -E2BIG;
 	}
+	return 0;
+}
+
+int agent_check_probe(const struct ag_msg *req, const struct rck_agent_opts *o, char *why,
+		      size_t len)
+{
+	const struct agent_probe_ask q = { .test = req->test, .transport = req->transport,
+					   .size = req->size, .iters = req->iters,
+					   .duration_ms = req->duration_ms, .timeout_ms = req->timeout_ms };
+	int rc = agent_check_limits(&q, o, why, len);
+
+	if (rc)
+		return rc;
 	if (req->type == AG_RUN && (!req->peer[0] || !req->probe_port)) {
 		snprintf(why, len, "a probe run needs a peer and its port");
 		return -EINVAL;

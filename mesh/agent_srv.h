@@ -16,8 +16,18 @@ typedef int (*agent_send_fn)(void *arg, const struct ag_msg *m);
 int agent_describe(struct rck_ctx *ctx, struct ag_msg *out);
 /* Fill @out (an AG_COUNTERS) with the neutral counters of req's device/port. */
 void agent_snapshot(struct rck_ctx *ctx, const struct ag_msg *req, struct ag_msg *out);
-/* Check a SERVE or RUN against the agent's limits: 0, or -E2BIG/-EINVAL
- * with one line in @why. */
+/* What a probe asks for, however it is asked (SERVE, RUN, a PLAN). */
+struct agent_probe_ask {
+	uint32_t test, transport;
+	uint64_t size, iters;
+	uint32_t duration_ms, timeout_ms;
+};
+
+/* The one check of a probe against the agent's limits: 0, or
+ * -E2BIG/-EINVAL with one line in @why. */
+int agent_check_limits(const struct agent_probe_ask *q, const struct rck_agent_opts *o, char *why,
+		       size_t len);
+/* Check a SERVE or RUN: agent_check_limits() and a RUN's peer. */
 int agent_check_probe(const struct ag_msg *req, const struct rck_agent_opts *o, char *why,
 		      size_t len);
 /* Encode the AG_DCB reply to request @id into @buf: the state of every

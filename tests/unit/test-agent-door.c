@@ -19,6 +19,7 @@
 #include <rocecheck/rocecheck.h>
 
 #include "../../mesh/agent_proto.h"
+#include "../../mesh/agent_tasks_proto.h"
 #include "wire.h"
 
 #define KEY "agent-door-key-0123456789"
@@ -270,6 +271,45 @@ static void test_busy_only(void **state)
 	stop(&ip);
 }
 
+/* A PLAN is held to the limits SERVE and RUN are. */
+static void test_plan_limits(void **state)
+{
+	struct ag_plan *pl = calloc(1, sizeof(*pl));
+	struct ag_planned *rep = calloc(1, sizeof(*rep));
+	uint8_t *buf = malloc(AG_MAX_PAYLOAD);
+	struct wire_frame f;
+	struct inproc ip;
+	size_t len;
+	int rc, fd;
+
+	(void)state;
+	start(&ip, KEY, NULL);
+	for (int k = 0; k < 2; k++) {
+		fd = login(rck_agent_port(ip.a), KEY, &f, &rc);
+		assert_int_equal(rc, 0);
+		memset(pl, 0, sizeof(*pl));
+		pl->transport = RCK_PROBE_TRANSPORT_TCP;
+		pl->size = 4096;
+		pl->iters = k == 0 ? 1000000000000ull : 10;
+		pl->timeout_ms = k == 1 ? 49u * 86400u * 1000u : 2000;
+		pl->n_nics = 1;
+		pl->nics[0].port = 1;
+		assert_int_equal(ag_plan_encode(pl, buf, AG_MAX_PAYLOAD, &len), 0);
+		assert_int_equal(wire_send_sec(fd, &ag_proto, f.sec, AG_PLAN, buf, len, wire_now_ns() + SEC), 0);
+		assert_int_equal(wire_recv(fd, &f, wire_now_ns() + slow(2 * SEC)), 1);
+		assert_int_equal(f.h.type, AG_PLANNED);
+		assert_int_equal(ag_planned_decode(f.payload, f.h.length, rep), 0);
+		assert_int_equal(rep->status, RCK_PROBE_INVALID);
+		assert_non_null(strstr(rep->text, "above"));
+		wire_frame_free(&f);
+		close(fd);
+	}
+	free(buf);
+	free(pl);
+	free(rep);
+	stop(&ip);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -277,6 +317,7 @@ int main(void)
 		cmocka_unit_test(test_two_keys),
 		cmocka_unit_test(test_coordinator_dies_after_serve),
 		cmocka_unit_test(test_busy_only),
+		cmocka_unit_test(test_plan_limits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
