@@ -2,6 +2,7 @@
  * coordinator out, stop ends the agent within a second, two keys while one
  * is rolled, a coordinator that dies after SERVE, "busy" and only "busy". */
 #include <errno.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -310,6 +311,65 @@ static void test_plan_limits(void **state)
 	stop(&ip);
 }
 
+/* Numbers from agents: NaN, infinite or negative ones are protocol errors. */
+static void test_numbers(void **state)
+{
+	static const double bad[][4] = { { NAN, NAN, NAN, 1 },        { INFINITY, NAN, NAN, 1 },
+					 { 10, -1, NAN, 1 },          { NAN, 5, INFINITY, 1 },
+					 { 10, NAN, NAN, -INFINITY }, { -0.5, NAN, NAN, 1 } };
+	struct ag_msg *m = calloc(1, sizeof(*m)), *d = calloc(1, sizeof(*d));
+	struct ag_tres r[1];
+	uint8_t *buf = malloc(AG_MAX_PAYLOAD);
+	size_t len, n;
+	bool last;
+
+	(void)state;
+	for (size_t i = 0; i <= sizeof(bad) / sizeof(bad[0]); i++) {
+		bool good = i == sizeof(bad) / sizeof(bad[0]);
+
+		ag_msg_clear(m);
+		m->type = AG_RESULT;
+		m->status = RCK_PROBE_OK;
+		m->gbps = good ? 95.5 : bad[i][0];
+		m->lat_p50_us = good ? NAN : bad[i][1];
+		m->lat_p99_us = good ? NAN : bad[i][2];
+		m->seconds = good ? 1 : bad[i][3];
+		assert_int_equal(ag_encode(m, buf, AG_MAX_PAYLOAD, &len), 0);
+		assert_int_equal(ag_decode(AG_RESULT, buf, len, d), good ? 0 : -EBADMSG);
+		memset(r, 0, sizeof(r));
+		r[0].status = RCK_PROBE_OK;
+		r[0].gbps = m->gbps;
+		r[0].lat_p50_us = m->lat_p50_us;
+		r[0].lat_p99_us = m->lat_p99_us;
+		r[0].seconds = m->seconds;
+		assert_int_equal(ag_tres_encode(r, 1, true, buf, AG_MAX_PAYLOAD, &len), 0);
+		assert_int_equal(ag_tres_decode(buf, len, r, 1, &n, &last), good ? 0 : -EBADMSG);
+	}
+	/* A failed probe carries no numbers: fine. */
+	ag_msg_clear(m);
+	m->type = AG_RESULT;
+	m->status = RCK_PROBE_TIMEOUT;
+	m->gbps = m->lat_p50_us = m->lat_p99_us = NAN;
+	assert_int_equal(ag_encode(m, buf, AG_MAX_PAYLOAD, &len), 0);
+	assert_int_equal(ag_decode(AG_RESULT, buf, len, d), 0);
+	/* A port rate of +inf. */
+	ag_msg_clear(m);
+	m->type = AG_HOST;
+	m->n_nics = 1;
+	snprintf(m->nics[0].device, sizeof(m->nics[0].device), "mlx5_0");
+	m->nics[0].port = 1;
+	m->nics[0].gid_index = -1;
+	m->nics[0].rate_gbps = INFINITY;
+	assert_int_equal(ag_encode(m, buf, AG_MAX_PAYLOAD, &len), 0);
+	assert_int_equal(ag_decode(AG_HOST, buf, len, d), -EBADMSG);
+	m->nics[0].rate_gbps = 100;
+	assert_int_equal(ag_encode(m, buf, AG_MAX_PAYLOAD, &len), 0);
+	assert_int_equal(ag_decode(AG_HOST, buf, len, d), 0);
+	free(buf);
+	free(m);
+	free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -318,6 +378,7 @@ int main(void)
 		cmocka_unit_test(test_coordinator_dies_after_serve),
 		cmocka_unit_test(test_busy_only),
 		cmocka_unit_test(test_plan_limits),
+		cmocka_unit_test(test_numbers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
