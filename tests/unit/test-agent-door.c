@@ -370,6 +370,40 @@ static void test_numbers(void **state)
 	free(d);
 }
 
+/* Hosts without RDMA NICs under the agents' schedule: said so, current
+ * agents never blamed as too old. */
+static void test_no_nics(void **state)
+{
+	struct rck_mesh_config *c;
+	struct rck_mesh *m = NULL;
+	struct inproc ip[2];
+	struct rck_ctx *ctx = new_ctx();
+
+	(void)state;
+	assert_int_equal(rck_mesh_config_new(&c), 0);
+	for (int i = 0; i < 2; i++) {
+		start(&ip[i], KEY, NULL);
+		assert_int_equal(rck_mesh_config_add_host(c, i ? "h1" : "h0", "127.0.0.1",
+							  rck_agent_port(ip[i].a), NULL, 0), 0);
+	}
+	rck_ctx_set_timeout_ms(ctx, 3000);
+	assert_int_equal(rck_mesh_config_set_key(c, (const uint8_t *)KEY, strlen(KEY)), 0);
+	assert_int_equal(rck_mesh_config_set_schedule(c, RCK_MESH_SCHEDULE_AGENTS), 0);
+	assert_int_equal(rck_mesh_config_set_probe(c, RCK_PROBE_TRANSPORT_RDMA, 4096, 20, 0), 0);
+	rck_mesh_run(ctx, c, &m);
+	for (unsigned int h = 0; m && h < rck_mesh_host_count(m); h++) {
+		const char *why = rck_mesh_host_unreachable(m, h);
+
+		if (!why || strstr(why, "predates") || !strstr(why, "no RDMA NIC"))
+			fail_msg("host %u: \"%s\"", h, why ? why : "(none)");
+	}
+	rck_mesh_free(m);
+	rck_mesh_config_free(c);
+	rck_ctx_free(ctx);
+	for (int i = 0; i < 2; i++)
+		stop(&ip[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -379,6 +413,7 @@ int main(void)
 		cmocka_unit_test(test_busy_only),
 		cmocka_unit_test(test_plan_limits),
 		cmocka_unit_test(test_numbers),
+		cmocka_unit_test(test_no_nics),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
