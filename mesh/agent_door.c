@@ -22,6 +22,16 @@
 #define BACKOFF_NS 100000000ull
 #define SEND_NS 1000000ull
 
+/* Before a peer proved the key its only frame is an AUTH of some 80
+ * bytes: a larger announced frame is refused before anything is
+ * allocated for it (64 silent peers cost no memory). */
+static const struct wire_proto hello_proto = {
+	.magic = AG_MAGIC,
+	.version = AG_VERSION,
+	.max_payload = 512,
+	.name = "agent",
+};
+
 void agent_door_init(struct agent_door *d, struct rck_ctx *ctx, int lfd, unsigned int hello_ms)
 {
 	memset(d, 0, sizeof(*d));
@@ -93,7 +103,7 @@ static void add(struct agent_door *d, int fd, struct sockaddr_storage *sa, uint6
 	memset(c, 0, sizeof(*c));
 	c->fd = fd;
 	c->deadline = now + (uint64_t)d->hello_ms * 1000000ull;
-	wire_frame_init(&c->fr, &ag_proto);
+	wire_frame_init(&c->fr, d->n_keys ? &hello_proto : &ag_proto);
 	psock_unmap(sa);
 	psock_addr_str(sa, addr, sizeof(addr));
 	snprintf(c->peer, sizeof(c->peer), "%s port %u", addr, psock_addr_port(sa));
@@ -160,6 +170,7 @@ static int authenticate(struct agent_door *d, unsigned int i)
 	}
 	if (!rc && !(rc = wire_send(c->fd, &ag_proto, WIRE_T_AUTH_OK, out, len, wire_now_ns() + SEND_NS))) {
 		wire_frame_next(&c->fr);
+		c->fr.proto = &ag_proto;
 		return 1;
 	}
 	if (rc == -EACCES) {
