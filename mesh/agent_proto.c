@@ -219,12 +219,11 @@ static bool measure_ok(double v)
 	return isnan(v) || (isfinite(v) && v >= 0);
 }
 
-bool ag_numbers_ok(uint32_t status, double gbps, double p50, double p99, double seconds)
+bool ag_numbers_ok(bool measured, double gbps, double p50, double p99, double seconds)
 {
 	if (!measure_ok(gbps) || !measure_ok(p50) || !measure_ok(p99) || !measure_ok(seconds))
 		return false;
-	/* A measured probe has a rate or a latency. */
-	return status != RCK_PROBE_OK || !isnan(gbps) || !isnan(p50);
+	return !measured || !isnan(gbps) || !isnan(p50);
 }
 
 static int get_ctrs(const struct wire_attr *list, struct ag_ctr *c, uint32_t *n)
@@ -288,7 +287,7 @@ int ag_decode(uint16_t type, const uint8_t *p, size_t len, struct ag_msg *m)
 		return -EBADMSG;
 	if (m->probe_port > 65535 || m->ib_port > 255)
 		return -EBADMSG;
-	if (type == AG_RESULT && !ag_numbers_ok(m->status, m->gbps, m->lat_p50_us, m->lat_p99_us, m->seconds))
+	if (type == AG_RESULT && !ag_numbers_ok(m->status == RCK_PROBE_OK, m->gbps, m->lat_p50_us, m->lat_p99_us, m->seconds))
 		return -EBADMSG;
 	if (type != AG_HOST)
 		return 0;

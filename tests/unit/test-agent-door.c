@@ -337,6 +337,7 @@ static void test_numbers(void **state)
 		assert_int_equal(ag_encode(m, buf, AG_MAX_PAYLOAD, &len), 0);
 		assert_int_equal(ag_decode(AG_RESULT, buf, len, d), good ? 0 : -EBADMSG);
 		memset(r, 0, sizeof(r));
+		r[0].role = AG_ROLE_RUN;
 		r[0].status = RCK_PROBE_OK;
 		r[0].gbps = m->gbps;
 		r[0].lat_p50_us = m->lat_p50_us;
@@ -345,6 +346,13 @@ static void test_numbers(void **state)
 		assert_int_equal(ag_tres_encode(r, 1, true, buf, AG_MAX_PAYLOAD, &len), 0);
 		assert_int_equal(ag_tres_decode(buf, len, r, 1, &n, &last), good ? 0 : -EBADMSG);
 	}
+	/* A serve end reports counters, no rate: fine. */
+	memset(r, 0, sizeof(r));
+	r[0].role = AG_ROLE_SERVE;
+	r[0].status = RCK_PROBE_OK;
+	r[0].gbps = r[0].lat_p50_us = r[0].lat_p99_us = NAN;
+	assert_int_equal(ag_tres_encode(r, 1, true, buf, AG_MAX_PAYLOAD, &len), 0);
+	assert_int_equal(ag_tres_decode(buf, len, r, 1, &n, &last), 0);
 	/* A failed probe carries no numbers: fine. */
 	ag_msg_clear(m);
 	m->type = AG_RESULT;
