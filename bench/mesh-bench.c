@@ -33,6 +33,8 @@ struct conn {
 	int fd;
 	struct wire_frame f;
 	struct sim_tasks st;
+	bool authed;
+	uint8_t nonce[WIRE_NONCE_LEN];
 };
 
 static int reply(int fd, struct ag_msg *m, uint8_t *buf)
@@ -41,7 +43,29 @@ static int reply(int fd, struct ag_msg *m, uint8_t *buf)
 
 	if (ag_encode(m, buf, AG_MAX_PAYLOAD, &len))
 		return -1;
-	return wire_send(fd, &ag_proto, m->type, buf, len, wire_now_ns() + 5000000000ull);
+	return wire_send_sec(fd, &ag_proto, sim_sec, m->type, buf, len, wire_now_ns() + 5000000000ull);
+}
+
+/* The simulated agents' key (NULL: none, nothing sealed). */
+static const char *sim_key;
+#define SIM_KEY "mesh-bench-simulated-agents-key"
+
+/* With a key, a connection's first frame answers the challenge sent on
+ * accept: check it, seal the rest of the session. 0 or -1. */
+static int sim_auth(struct conn *c)
+{
+	uint8_t out[64];
+	size_t len;
+
+	if (c->f.h.type != WIRE_T_AUTH ||
+	    wire_auth_check(&ag_proto, (const uint8_t *)sim_key, strlen(sim_key), c->nonce, c->f.payload,
+			    c->f.h.length, out, sizeof(out), &len) ||
+	    wire_frame_secure_server(&c->f, &ag_proto, (const uint8_t *)sim_key, strlen(sim_key), c->nonce,
+				     c->f.payload, c->f.h.length) ||
+	    wire_send(c->fd, &ag_proto, WIRE_T_AUTH_OK, out, len, wire_now_ns() + 5000000000ull))
+		return -1;
+	c->authed = true;
+	return 0;
 }
 
 /* Answer one request as an agent whose probes take no time. */
@@ -101,8 +125,10 @@ static void sim_agents(const int *lfd, unsigned int n)
 		int k;
 
 		for (unsigned int i = 0; i < n; i++)
-			if (c[i].fd >= 0)
+			if (c[i].fd >= 0) {
+				sim_sec = c[i].f.sec;
 				going |= sim_tasks_tick(&c[i].st, c[i].fd, buf, now, TASK_NS);
+			}
 		k = epoll_wait(ep, evs, 256, going ? 1 : -1);
 
 		for (int e = 0; e < k; e++) {
@@ -111,8 +137,18 @@ static void sim_agents(const int *lfd, unsigned int n)
 			if (evs[e].data.u32 & 0x80000000u) {
 				struct epoll_event ev = { .events = EPOLLIN, .data.u32 = i };
 
-				if (c[i].fd < 0 && (c[i].fd = accept4(lfd[i], NULL, NULL, SOCK_NONBLOCK)) >= 0)
+				if (c[i].fd < 0 && (c[i].fd = accept4(lfd[i], NULL, NULL, SOCK_NONBLOCK)) >= 0) {
 					epoll_ctl(ep, EPOLL_CTL_ADD, c[i].fd, &ev);
+					c[i].authed = !sim_key;
+					if (sim_key) {
+						uint8_t out[64];
+						size_t len;
+
+						wire_auth_challenge(c[i].nonce, out, sizeof(out), &len);
+						wire_send(c[i].fd, &ag_proto, WIRE_T_CHALLENGE, out, len,
+							  wire_now_ns() + 5000000000ull);
+					}
+				}
 				continue;
 			}
 			for (;;) {
@@ -124,7 +160,7 @@ static void sim_agents(const int *lfd, unsigned int n)
 					if (got == 0 || (errno != EAGAIN && errno != EINTR)) {
 						close(c[i].fd);
 						c[i].fd = -1;
-						wire_frame_next(&c[i].f);
+						wire_frame_free(&c[i].f);
 						sim_tasks_reset(&c[i].st);
 					}
 					break;
@@ -132,7 +168,11 @@ static void sim_agents(const int *lfd, unsigned int n)
 				while (off < (size_t)got && rc >= 0) {
 					rc = wire_frame_put(&c[i].f, in + off, (size_t)got - off, &used);
 					off += used;
-					if (rc == 1) {
+					if (rc == 1 && !c[i].authed) {
+						rc = sim_auth(&c[i]);
+						wire_frame_next(&c[i].f);
+					} else if (rc == 1) {
+						sim_sec = c[i].f.sec;
 						rc = sim_tasks_frame(&c[i].st, c[i].fd, &c[i].f, buf);
 						if (rc == 0)
 							rc = answer(c[i].fd, &c[i].f, m, buf);
@@ -144,7 +184,7 @@ static void sim_agents(const int *lfd, unsigned int n)
 				if (rc < 0) {
 					close(c[i].fd);
 					c[i].fd = -1;
-					wire_frame_next(&c[i].f);
+					wire_frame_free(&c[i].f);
 					sim_tasks_reset(&c[i].st);
 					break;
 				}
@@ -231,7 +271,7 @@ struct per_round {
 /* Sweep @n simulated agents for @secs at most: per round of n/2 probes, the
  * wall time, the coordinator's CPU (user, system) and the agents' CPU. */
 static void sweep_bench(struct rck_ctx *ctx, unsigned int n, double secs, enum rck_mesh_schedule sched,
-			struct per_round *out)
+			bool keyed, struct per_round *out)
 {
 	unsigned int *port = calloc(n, sizeof(*port));
 	int *lfd = calloc(n, sizeof(*lfd));
@@ -246,6 +286,7 @@ static void sweep_bench(struct rck_ctx *ctx, unsigned int n, double secs, enum r
 			fprintf(stderr, "mesh-bench: cannot listen (%u agents)\n", n);
 			exit(1);
 		}
+	sim_key = keyed ? SIM_KEY : NULL;
 	for (int k = 0; k < PROCS; k++) {
 		pid[k] = fork();
 		if (pid[k] < 0) {
@@ -265,6 +306,8 @@ static void sweep_bench(struct rck_ctx *ctx, unsigned int n, double secs, enum r
 		rck_mesh_config_add_host(c, name, "127.0.0.1", port[i], NULL, 0);
 	}
 	rck_mesh_config_set_probe(c, RCK_PROBE_TRANSPORT_TCP, 0, 1, 0);
+	if (keyed)
+		rck_mesh_config_set_key(c, (const uint8_t *)SIM_KEY, strlen(SIM_KEY));
 	rck_mesh_config_set_deadline(c, secs);
 	rck_mesh_config_set_schedule(c, sched);
 	rck_mesh_config_set_progress(c, on_progress, &pr);
@@ -284,10 +327,11 @@ static void sweep_bench(struct rck_ctx *ctx, unsigned int n, double secs, enum r
 	out->user = (pr.last.user - pr.first.user) * 1000 / rounds;
 	out->sys = (pr.last.sys - pr.first.sys) * 1000 / rounds;
 	out->agents = (agents_end - pr.agents_first) * 1000 / rounds;
-	printf("%s schedule, agents %u: %.0f rounds of %u probes measured (from the third round on), per round: "
+	printf("%s schedule%s, agents %u: %.0f rounds of %u probes measured (from the third round on), per round: "
 	       "%.3f ms wall, coordinator CPU %.3f ms (user %.3f, system %.3f), "
 	       "simulated agents' CPU %.3f ms\n",
-	       sched == RCK_MESH_SCHEDULE_AGENTS ? "agents'" : "coordinator's", n, rounds, n / 2, out->wall, out->user + out->sys, out->user, out->sys, out->agents);
+	       sched == RCK_MESH_SCHEDULE_AGENTS ? "agents'" : "coordinator's", keyed ? " (key, sealed frames)" : "",
+	       n, rounds, n / 2, out->wall, out->user + out->sys, out->user, out->sys, out->agents);
 	rck_mesh_free(m);
 	rck_mesh_config_free(c);
 	for (int k = 0; k < PROCS; k++) {
@@ -563,7 +607,7 @@ int main(int argc, char **argv)
 {
 	struct rlimit rl;
 	struct rck_ctx *ctx;
-	struct per_round r256, r1024, d256, d1024;
+	struct per_round r256, r1024, d256, d1024, k1024, kd1024;
 	double c1024;
 	int rc;
 
@@ -586,11 +630,18 @@ int main(int argc, char **argv)
 		return rc ? 1 : 0;
 	}
 	seal_bench();
-	sweep_bench(ctx, 256, 10, RCK_MESH_SCHEDULE_COORDINATOR, &r256);
-	sweep_bench(ctx, 1024, 20, RCK_MESH_SCHEDULE_COORDINATOR, &r1024);
-	sweep_bench(ctx, 256, 10, RCK_MESH_SCHEDULE_AGENTS, &d256);
-	sweep_bench(ctx, 1024, 20, RCK_MESH_SCHEDULE_AGENTS, &d1024);
+	sweep_bench(ctx, 256, 10, RCK_MESH_SCHEDULE_COORDINATOR, false, &r256);
+	sweep_bench(ctx, 1024, 20, RCK_MESH_SCHEDULE_COORDINATOR, false, &r1024);
+	sweep_bench(ctx, 256, 10, RCK_MESH_SCHEDULE_AGENTS, false, &d256);
+	sweep_bench(ctx, 1024, 20, RCK_MESH_SCHEDULE_AGENTS, false, &d1024);
+	sweep_bench(ctx, 1024, 20, RCK_MESH_SCHEDULE_COORDINATOR, true, &k1024);
+	sweep_bench(ctx, 1024, 20, RCK_MESH_SCHEDULE_AGENTS, true, &kd1024);
 	c1024 = r1024.user + r1024.sys;
+	printf("sealed frames (a key) / none, coordinator CPU per round at 1024: coordinator's schedule %.2f "
+	       "(user only %.2f), agents' schedule %.2f; with a key / the %.1f ms target: %.2f, %.3f\n",
+	       (k1024.user + k1024.sys) / c1024, k1024.user / r1024.user,
+	       (kd1024.user + kd1024.sys) / (d1024.user + d1024.sys), ROUND_TARGET_MS,
+	       (k1024.user + k1024.sys) / ROUND_TARGET_MS, (kd1024.user + kd1024.sys) / ROUND_TARGET_MS);
 	printf("wall ms per round at 1024 / at 256: %.2f (a round has 4x the probes)\n", r1024.wall / r256.wall);
 	printf("wall ms per round at 1024 / the %.1f ms target: %.2f (agents simulated on the same 2 cores)\n",
 	       ROUND_TARGET_MS, r1024.wall / ROUND_TARGET_MS);
