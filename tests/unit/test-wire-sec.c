@@ -113,6 +113,7 @@ static void test_flip(void **state)
 			x = a;
 			x.b[off] ^= (uint8_t)(1u << bit);
 			assert_int_equal(feed(&s, &x), WIRE_EINTEGRITY);
+			wire_frame_free(&c);
 			wire_frame_free(&s);
 			pair(&c, &s);
 			seal(&c, 5, "hello agent", &a);
@@ -169,6 +170,7 @@ static void test_replay_reorder_drop(void **state)
 	wire_hdr_encode(r.b, &P, 1, 4);
 	memcpy(r.b + WIRE_HDR_LEN, "abcd", 4);
 	r.len = WIRE_HDR_LEN + 4;
+	wire_frame_free(&c);
 	wire_frame_free(&s);
 	pair(&c, &s);
 	assert_int_equal(feed(&s, &r), WIRE_EINTEGRITY);
