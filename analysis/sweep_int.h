@@ -12,6 +12,7 @@
 
 /* Format version of the state file ("version"). */
 #define SW_STATE_VERSION 1
+#define SW_STATE_SCHEMA "rocecheck.sweep-state/1"
 /* Largest state file loaded; most runs' keys and remembered findings;
  * longest key or string kept from a state file. */
 #define SW_STATE_MAX (16 << 20)

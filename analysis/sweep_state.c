@@ -156,7 +156,7 @@ int sw_state_write(const struct rck_sweep_state *st, FILE *f)
 			"peer_host", str_or_null(e->peer_host), "peer_nic", str_or_null(e->peer_nic),
 			"reason", str_or_null(e->reason), "counts", e->counts));
 	}
-	json_object_set_new(root, "schema", json_string("rocecheck.sweep-state/1"));
+	json_object_set_new(root, "schema", json_string(SW_STATE_SCHEMA));
 	json_object_set_new(root, "version", json_integer(SW_STATE_VERSION));
 	json_object_set_new(root, "boot_id", str_or_null(st->boot_id));
 	json_object_set_new(root, "time_ns", json_integer((json_int_t)st->time_ns));
@@ -373,6 +373,9 @@ static int load_root(const struct sw_loader *l, const json_t *root, struct rck_s
 
 	if (!json_is_object(root))
 		return bad(l, "no JSON object");
+	if (!json_is_string(json_object_get(root, "schema")) ||
+	    strcmp(json_string_value(json_object_get(root, "schema")), SW_STATE_SCHEMA))
+		return bad(l, "no \"schema\": \"" SW_STATE_SCHEMA "\"");
 	if (!json_is_integer(ver))
 		return bad(l, "no \"version\"");
 	if (json_integer_value(ver) != SW_STATE_VERSION)

@@ -33,6 +33,8 @@ struct conn {
 	int fd;
 	struct wire_frame f;
 	struct sim_tasks st;
+	bool authed;
+	uint8_t nonce[WIRE_NONCE_LEN];
 };
 
 static int reply(int fd, struct ag_msg *m, uint8_t *buf)
@@ -41,7 +43,29 @@ static int reply(int fd, struct ag_msg *m, uint8_t *buf)
 
 	if (ag_encode(m, buf, AG_MAX_PAYLOAD, &len))
 		return -1;
-	return wire_send(fd, &ag_proto, m->type, buf, len, wire_now_ns() + 5000000000ull);
+	return wire_send_sec(fd, &ag_proto, sim_sec, m->type, buf, len, wire_now_ns() + 5000000000ull);
+}
+
+/* The simulated agents' key (NULL: none, nothing sealed). */
+static const char *sim_key;
+#define SIM_KEY "mesh-bench-simulated-agents-key"
+
+/* With a key, a connection's first frame answers the challenge sent on
+ * accept: check it, seal the rest of the session. 0 or -1. */
+static int sim_auth(struct conn *c)
+{
+	uint8_t out[64];
+	size_t len;
+
+	if (c->f.h.type != WIRE_T_AUTH ||
+	    wire_auth_check(&ag_proto, (const uint8_t *)sim_key, strlen(sim_key), c->nonce, c->f.payload,
+			    c->f.h.length, out, sizeof(out), &len) ||
+	    wire_frame_secure_server(&c->f, &ag_proto, (const uint8_t *)sim_key, strlen(sim_key), c->nonce,
+				     c->f.payload, c->f.h.length) ||
+	    wire_send(c->fd, &ag_proto, WIRE_T_AUTH_OK, out, len, wire_now_ns() + 5000000000ull))
+		return -1;
+	c->authed = true;
+	return 0;
 }
 
 /* Answer one request as an agent whose probes take no time. */
@@ -101,8 +125,10 @@ static void sim_agents(const int *lfd, unsigned int n)
 		int k;
 
 		for (unsigned int i = 0; i < n; i++)
-			if (c[i].fd >= 0)
+			if (c[i].fd >= 0) {
+				sim_sec = c[i].f.sec;
 				going |= sim_tasks_tick(&c[i].st, c[i].fd, buf, now, TASK_NS);
+			}
 		k = epoll_wait(ep, evs, 256, going ? 1 : -1);
 
 		for (int e = 0; e < k; e++) {
@@ -111,8 +137,18 @@ static void sim_agents(const int *lfd, unsigned int n)
 			if (evs[e].data.u32 & 0x80000000u) {
 				struct epoll_event ev = { .events = EPOLLIN, .data.u32 = i };
 
-				if (c[i].fd < 0 && (c[i].fd = accept4(lfd[i], NULL, NULL, SOCK_NONBLOCK)) >= 0)
+				if (c[i].fd < 0 && (c[i].fd = accept4(lfd[i], NULL, NULL, SOCK_NONBLOCK)) >= 0) {
 					epoll_ctl(ep, EPOLL_CTL_ADD, c[i].fd, &ev);
+					c[i].authed = !sim_key;
+					if (sim_key) {
+						uint8_t out[64];
+						size_t len;
+
+						wire_auth_challenge(c[i].nonce, out, sizeof(out), &len);
+						wire_send(c[i].fd, &ag_proto, WIRE_T_CHALLENGE, out, len,
+							  wire_now_ns() + 5000000000ull);
+					}
+				}
 				continue;
 			}
 			for (;;) {
@@ -124,7 +160,7 @@ static void sim_agents(const int *lfd, unsigned int n)
 					if (got == 0 || (errno != EAGAIN && errno != EINTR)) {
 						close(c[i].fd);
 						c[i].fd = -1;
-						wire_frame_next(&c[i].f);
+						wire_frame_free(&c[i].f);
 						sim_tasks_reset(&c[i].st);
 					}
 					break;
@@ -132,7 +168,11 @@ static void sim_agents(const int *lfd, unsigned int n)
 				while (off < (size_t)got && rc >= 0) {
 					rc = wire_frame_put(&c[i].f, in + off, (size_t)got - off, &used);
 					off += used;
-					if (rc == 1) {
+					if (rc == 1 && !c[i].authed) {
+						rc = sim_auth(&c[i]);
+						wire_frame_next(&c[i].f);
+					} else if (rc == 1) {
+						sim_sec = c[i].f.sec;
 						rc = sim_tasks_frame(&c[i].st, c[i].fd, &c[i].f, buf);
 						if (rc == 0)
 							rc = answer(c[i].fd, &c[i].f, m, buf);
@@ -144,7 +184,7 @@ static void sim_agents(const int *lfd, unsigned int n)
 				if (rc < 0) {
 					close(c[i].fd);
 					c[i].fd = -1;
-					wire_frame_next(&c[i].f);
+					wire_frame_free(&c[i].f);
 					sim_tasks_reset(&c[i].st);
 					break;
 				}
@@ -231,7 +271,7 @@ struct per_round {
 /* Sweep @n simulated agents for @secs at most: per round of n/2 probes, the
  * wall time, the coordinator's CPU (user, system) and the agents' CPU. */
 static void sweep_bench(struct rck_ctx *ctx, unsigned int n, double secs, enum rck_mesh_schedule sched,
-			struct per_round *out)
+			bool keyed, struct per_round *out)
 {
 	unsigned int *port = calloc(n, sizeof(*port));
 	int *lfd = calloc(n, sizeof(*lfd));
@@ -246,6 +286,7 @@ static void sweep_bench(struct rck_ctx *ctx, unsigned int n, double secs, enum r
 			fprintf(stderr, "mesh-bench: cannot listen (%u agents)\n", n);
 			exit(1);
 		}
+	sim_key = keyed ? SIM_KEY : NULL;
 	for (int k = 0; k < PROCS; k++) {
 		pid[k] = fork();
 		if (pid[k] < 0) {
@@ -265,6 +306,8 @@ static void sweep_bench(struct rck_ctx *ctx, unsigned int n, double secs, enum r
 		rck_mesh_config_add_host(c, name, "127.0.0.1", port[i], NULL, 0);
 	}
 	rck_mesh_config_set_probe(c, RCK_PROBE_TRANSPORT_TCP, 0, 1, 0);
+	if (keyed)
+		rck_mesh_config_set_key(c, (const uint8_t *)SIM_KEY, strlen(SIM_KEY));
 	rck_mesh_config_set_deadline(c, secs);
 	rck_mesh_config_set_schedule(c, sched);
 	rck_mesh_config_set_progress(c, on_progress, &pr);
@@ -284,10 +327,11 @@ static void sweep_bench(struct rck_ctx *ctx, unsigned int n, double secs, enum r
 	out->user = (pr.last.user - pr.first.user) * 1000 / rounds;
 	out->sys = (pr.last.sys - pr.first.sys) * 1000 / rounds;
 	out->agents = (agents_end - pr.agents_first) * 1000 / rounds;
-	printf("%s schedule, agents %u: %.0f rounds of %u probes measured (from the third round on), per round: "
+	printf("%s schedule%s, agents %u: %.0f rounds of %u probes measured (from the third round on), per round: "
 	       "%.3f ms wall, coordinator CPU %.3f ms (user %.3f, system %.3f), "
 	       "simulated agents' CPU %.3f ms\n",
-	       sched == RCK_MESH_SCHEDULE_AGENTS ? "agents'" : "coordinator's", n, rounds, n / 2, out->wall, out->user + out->sys, out->user, out->sys, out->agents);
+	       sched == RCK_MESH_SCHEDULE_AGENTS ? "agents'" : "coordinator's", keyed ? " (key, sealed frames)" : "",
+	       n, rounds, n / 2, out->wall, out->user + out->sys, out->user, out->sys, out->agents);
 	rck_mesh_free(m);
 	rck_mesh_config_free(c);
 	for (int k = 0; k < PROCS; k++) {
@@ -335,6 +379,7 @@ static int agent_session(unsigned int port, const char *key)
 {
 	struct ag_msg m = { .type = AG_DESCRIBE };
 	uint8_t buf[64], in[65536];
+	struct wire_frame f;
 	size_t len;
 	char err[256];
 	int fd, rc = -1;
@@ -342,15 +387,17 @@ static int agent_session(unsigned int port, const char *key)
 	if (psock_connect("127.0.0.1", port, wire_now_ns() + 2000000000ull, &fd, &(struct sockaddr_storage){ 0 },
 			  &(int){ 0 }))
 		return -1;
-	if (wire_auth_client(fd, &ag_proto, (const uint8_t *)key, strlen(key), wire_now_ns() + 2000000000ull, err,
-			     sizeof(err)) == 0 &&
+	wire_frame_init(&f, &ag_proto);
+	if (wire_auth_client_sec(fd, &ag_proto, (const uint8_t *)key, strlen(key), wire_now_ns() + 2000000000ull,
+				 &f, err, sizeof(err)) == 0 &&
 	    ag_encode(&m, buf, sizeof(buf), &len) == 0 &&
-	    wire_send(fd, &ag_proto, AG_DESCRIBE, buf, len, wire_now_ns() + 1000000000ull) == 0 &&
-	    psock_wait(fd, POLLIN, wire_now_ns() + 2000000000ull) > 0 && recv(fd, in, sizeof(in), 0) > 0) {
+	    wire_send_sec(fd, &ag_proto, f.sec, AG_DESCRIBE, buf, len, wire_now_ns() + 1000000000ull) == 0 &&
+	    wire_recv(fd, &f, wire_now_ns() + 2000000000ull) == 1) {
 		m.type = AG_CLOSE;
 		if (ag_encode(&m, buf, sizeof(buf), &len) == 0)
-			rc = wire_send(fd, &ag_proto, AG_CLOSE, buf, len, wire_now_ns() + 1000000000ull);
+			rc = wire_send_sec(fd, &ag_proto, f.sec, AG_CLOSE, buf, len, wire_now_ns() + 1000000000ull);
 	}
+	wire_frame_free(&f);
 	while (psock_wait(fd, POLLIN, wire_now_ns() + 1000000000ull) > 0 && recv(fd, in, sizeof(in), 0) > 0)
 		;
 	close(fd);
@@ -447,7 +494,7 @@ static int sweep_real(struct rck_ctx *ctx, const char *rck)
 		snprintf(listen, sizeof(listen), "127.0.0.1:%u", port[i]);
 		pid[i] = fork();
 		if (pid[i] == 0) {
-			execl(rck, rck, "agent", "--listen", listen, (char *)NULL);
+			execl(rck, rck, "agent", "--listen", listen, "--insecure", (char *)NULL);
 			_exit(127);
 		}
 	}
@@ -509,11 +556,58 @@ static int sweep_real(struct rck_ctx *ctx, const char *rck)
 	return rc;
 }
 
+/* Sealing and checking one frame of @len bytes (both ends' work), in µs. */
+static double seal_us(size_t len)
+{
+	static const char key[] = "mesh-bench-seal-key-0123456789";
+	uint8_t sn[WIRE_NONCE_LEN] = { 1 }, chal[64], auth[128], cn[WIRE_NONCE_LEN], sn2[WIRE_NONCE_LEN];
+	uint8_t *payload = calloc(1, len), *out = malloc(wire_sealed_len(len));
+	struct wire_frame c, s;
+	size_t clen, alen, used;
+	uint64_t t0;
+	int n = 20000;
+
+	wire_auth_challenge(sn, chal, sizeof(chal), &clen);
+	wire_auth_answer(&ag_proto, (const uint8_t *)key, strlen(key), chal, clen, sn2, cn, auth, sizeof(auth), &alen);
+	wire_frame_init(&c, &ag_proto);
+	wire_frame_init(&s, &ag_proto);
+	wire_frame_secure_client(&c, &ag_proto, (const uint8_t *)key, strlen(key), sn, cn);
+	wire_frame_secure_server(&s, &ag_proto, (const uint8_t *)key, strlen(key), sn, auth, alen);
+	t0 = wire_now_ns();
+	for (int i = 0; i < n; i++) {
+		wire_seal(c.sec, &ag_proto, AG_RESULT, payload, len, out);
+		wire_frame_next(&s);
+		if (wire_frame_put(&s, out, wire_sealed_len(len), &used) != 1) {
+			n = 1;
+			break;
+		}
+	}
+	t0 = wire_now_ns() - t0;
+	wire_frame_free(&c);
+	wire_frame_free(&s);
+	free(payload);
+	free(out);
+	return t0 / 1e3 / n;
+}
+
+static void seal_bench(void)
+{
+	double small = seal_us(64), big = seal_us(2048);
+
+	/* A probe of the coordinator's schedule: SERVE, SERVING, RUN, SERVED
+	 * (small) and RESULT (with both ends' counters), each sealed by one
+	 * side and checked by the other. */
+	printf("sealed frames: %.2f us per 64-byte frame, %.2f us per 2 KiB frame (seal + check); "
+	       "a round of 512 probes: %.3f ms of CPU on both sides together / the %.1f ms target: %.3f\n",
+	       small, big, 512 * (4 * small + big) / 1e3, ROUND_TARGET_MS,
+	       512 * (4 * small + big) / 1e3 / ROUND_TARGET_MS);
+}
+
 int main(int argc, char **argv)
 {
 	struct rlimit rl;
 	struct rck_ctx *ctx;
-	struct per_round r256, r1024, d256, d1024;
+	struct per_round r256, r1024, d256, d1024, k1024, kd1024;
 	double c1024;
 	int rc;
 
@@ -535,11 +629,19 @@ int main(int argc, char **argv)
 		rck_ctx_free(ctx);
 		return rc ? 1 : 0;
 	}
-	sweep_bench(ctx, 256, 10, RCK_MESH_SCHEDULE_COORDINATOR, &r256);
-	sweep_bench(ctx, 1024, 20, RCK_MESH_SCHEDULE_COORDINATOR, &r1024);
-	sweep_bench(ctx, 256, 10, RCK_MESH_SCHEDULE_AGENTS, &d256);
-	sweep_bench(ctx, 1024, 20, RCK_MESH_SCHEDULE_AGENTS, &d1024);
+	seal_bench();
+	sweep_bench(ctx, 256, 10, RCK_MESH_SCHEDULE_COORDINATOR, false, &r256);
+	sweep_bench(ctx, 1024, 20, RCK_MESH_SCHEDULE_COORDINATOR, false, &r1024);
+	sweep_bench(ctx, 256, 10, RCK_MESH_SCHEDULE_AGENTS, false, &d256);
+	sweep_bench(ctx, 1024, 20, RCK_MESH_SCHEDULE_AGENTS, false, &d1024);
+	sweep_bench(ctx, 1024, 20, RCK_MESH_SCHEDULE_COORDINATOR, true, &k1024);
+	sweep_bench(ctx, 1024, 20, RCK_MESH_SCHEDULE_AGENTS, true, &kd1024);
 	c1024 = r1024.user + r1024.sys;
+	printf("sealed frames (a key) / none, coordinator CPU per round at 1024: coordinator's schedule %.2f "
+	       "(user only %.2f), agents' schedule %.2f; with a key / the %.1f ms target: %.2f, %.3f\n",
+	       (k1024.user + k1024.sys) / c1024, k1024.user / r1024.user,
+	       (kd1024.user + kd1024.sys) / (d1024.user + d1024.sys), ROUND_TARGET_MS,
+	       (k1024.user + k1024.sys) / ROUND_TARGET_MS, (kd1024.user + kd1024.sys) / ROUND_TARGET_MS);
 	printf("wall ms per round at 1024 / at 256: %.2f (a round has 4x the probes)\n", r1024.wall / r256.wall);
 	printf("wall ms per round at 1024 / the %.1f ms target: %.2f (agents simulated on the same 2 cores)\n",
 	       ROUND_TARGET_MS, r1024.wall / ROUND_TARGET_MS);

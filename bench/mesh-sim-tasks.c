@@ -8,9 +8,11 @@
 
 #define FLUSH_NS 200000000ull
 
+struct wire_sec *sim_sec;
+
 static int send_payload(int fd, uint16_t type, const uint8_t *buf, size_t len)
 {
-	return wire_send(fd, &ag_proto, type, buf, len, wire_now_ns() + 5000000000ull);
+	return wire_send_sec(fd, &ag_proto, sim_sec, type, buf, len, wire_now_ns() + 5000000000ull);
 }
 
 int sim_tasks_frame(struct sim_tasks *t, int fd, const struct wire_frame *f, uint8_t *buf)

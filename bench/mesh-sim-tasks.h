@@ -18,6 +18,10 @@ struct sim_tasks {
 	bool last_sent;
 };
 
+/* The keys of the connection being served (NULL: no key): replies are
+ * sealed with them. One process serves its agents on one thread. */
+extern struct wire_sec *sim_sec;
+
 /* A frame of the agents' schedule: 1 handled, 0 not one of its types, -1 error. */
 int sim_tasks_frame(struct sim_tasks *t, int fd, const struct wire_frame *f, uint8_t *buf);
 /* Report the ends due by @now (one every @per_task_ns after GO) in batches

@@ -1,7 +1,10 @@
-/* Files written whole or not at all: a unique temporary beside the target,
- * fsync, then rename over it. */
+/* Files written whole or not at all: a unique temporary beside the target
+ * (with the target's mode), fsync, then rename over it. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,9 +14,60 @@
 
 #include "internal.h"
 
+/* "NAME.tmp.PID.NS" of a process that is gone? */
+static bool stale(const char *entry, const char *base)
+{
+	size_t n = strlen(base);
+	char *end;
+	long pid;
+
+	if (strncmp(entry, base, n) || strncmp(entry + n, ".tmp.", 5))
+		return false;
+	pid = strtol(entry + n + 5, &end, 10);
+	if (end == entry + n + 5 || *end != '.' || pid <= 0 || !end[1])
+		return false;
+	for (const char *p = end + 1; *p; p++)
+		if (*p < '0' || *p > '9')
+			return false;
+	return kill((pid_t)pid, 0) && errno == ESRCH;
+}
+
+/* Temporaries of @path that a killed writer left behind (ours only: the
+ * same owner, a regular file, a writer that no longer runs). */
+static void clean_stale(const char *path)
+{
+	char *d = strdup(path), *b = strdup(path);
+	const char *dir, *base;
+	DIR *dh;
+	struct dirent *e;
+	int dfd;
+
+	if (!d || !b)
+		goto out;
+	dir = dirname(d);
+	base = basename(b);
+	dh = opendir(dir);
+	if (!dh)
+		goto out;
+	dfd = dirfd(dh);
+	while ((e = readdir(dh))) {
+		struct stat st;
+
+		if (stale(e->d_name, base) && !fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
+		    S_ISREG(st.st_mode) && st.st_uid == geteuid())
+			unlinkat(dfd, e->d_name, 0);
+	}
+	closedir(dh);
+out:
+	free(d);
+	free(b);
+}
+
 int rck_write_atomic(const char *path, int (*fn)(FILE *f, const void *arg), const void *arg)
 {
 	struct timespec ts;
+	struct stat st;
+	bool keep_mode;
 	char *tmp;
 	FILE *f = NULL;
 	int fd = -1, rc = 0;
@@ -23,6 +77,8 @@ int rck_write_atomic(const char *path, int (*fn)(FILE *f, const void *arg), cons
 	tmp = malloc(strlen(path) + 64);
 	if (!tmp)
 		return -ENOMEM;
+	clean_stale(path);
+	keep_mode = !stat(path, &st) && S_ISREG(st.st_mode);
 	for (int attempt = 0; fd < 0 && attempt < 16; attempt++) {
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		sprintf(tmp, "%s.tmp.%ld.%ld", path, (long)getpid(), (long)ts.tv_nsec + attempt);
@@ -35,12 +91,19 @@ int rck_write_atomic(const char *path, int (*fn)(FILE *f, const void *arg), cons
 		free(tmp);
 		return rc;
 	}
-	f = fdopen(fd, "w");
-	if (!f) {
+	/* A 0600 file stays 0600 when written again. */
+	if (keep_mode && fchmod(fd, st.st_mode & 07777))
 		rc = -errno;
+	f = rc ? NULL : fdopen(fd, "w");
+	if (!f) {
+		rc = rc ? rc : -errno;
 		close(fd);
 	} else {
+		errno = 0;
 		rc = fn(f, arg);
+		/* A writer says -EIO for any stdio error: the reason is in errno. */
+		if (rc == -EIO && (errno == ENOSPC || errno == EDQUOT || errno == EFBIG))
+			rc = -errno;
 		if (!rc && fflush(f))
 			rc = -errno;
 		if (!rc && fsync(fileno(f)))

@@ -49,6 +49,10 @@ const char *wire_hdr_strerror(const struct wire_proto *p, const struct wire_hdr 
 		snprintf(buf, len, "peer announced a %u-byte %s frame, the limit is %u", h->length,
 			 p->name, p->max_payload);
 		break;
+	case -EBADMSG: /* WIRE_EINTEGRITY */
+		snprintf(buf, len, "integrity check failed: a %s frame was changed, replayed, reordered or dropped on the way",
+			 p->name);
+		break;
 	default:
 		snprintf(buf, len, "%s frame refused: %s", p->name, strerror(rc < 0 ? -rc : rc));
 	}

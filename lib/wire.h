@@ -122,16 +122,19 @@ struct wire_frame {
 	size_t cap;
 	size_t got;             /* bytes of this frame taken so far */
 	int err;                /* a refused header: the first error, kept */
+	struct wire_sec *sec;   /* after the handshake: the session's keys; owned */
+	bool opened;            /* secured: this frame passed its check */
 };
 
 void wire_frame_init(struct wire_frame *f, const struct wire_proto *p);
 void wire_frame_free(struct wire_frame *f);
-/* Forget the frame taken and start the next one. */
+/* Forget the frame taken and start the next one (the session keys stay). */
 void wire_frame_next(struct wire_frame *f);
 /* Bytes the frame still needs (never read more: the rest stays in the stream). */
 size_t wire_frame_want(const struct wire_frame *f);
 /* Take up to @len bytes; *used gets how many. 1 complete, 0 needs more, a
- * refused header as wire_hdr_decode(), -ENOMEM. */
+ * refused header as wire_hdr_decode(), -ENOMEM, WIRE_EINTEGRITY (a
+ * secured frame failed its check). */
 int wire_frame_put(struct wire_frame *f, const uint8_t *p, size_t len, size_t *used);
 /* Read what non-blocking @fd has: 1 complete, 0 needs more, -ECONNRESET at
  * the end of the stream (*eof set when no byte of the frame had come), a
@@ -143,6 +146,8 @@ uint64_t wire_now_ns(void);
 /* Send header + payload whole before @deadline: 0, -ETIMEDOUT, -errno. */
 int wire_send(int fd, const struct wire_proto *p, uint16_t type, const void *payload, size_t len,
 	      uint64_t deadline);
+/* Send @len bytes whole before @deadline: 0, -ETIMEDOUT, -errno. */
+int wire_send_raw(int fd, const void *p, size_t len, uint64_t deadline);
 /* Read one whole frame before @deadline: 1 (f complete), -ETIMEDOUT,
  * -ECONNRESET, a refused header, -errno. */
 int wire_recv(int fd, struct wire_frame *f, uint64_t deadline);
@@ -185,6 +190,12 @@ int wire_auth_server(int fd, const struct wire_proto *p, const uint8_t *key, siz
 		     uint64_t deadline, char *err, size_t errlen);
 int wire_auth_client(int fd, const struct wire_proto *p, const uint8_t *key, size_t keylen,
 		     uint64_t deadline, char *err, size_t errlen);
+/* The same, leaving the frame reader @f (initialised by the caller)
+ * secured for the session: read with it, send with wire_send_sec(f->sec). */
+int wire_auth_server_sec(int fd, const struct wire_proto *p, const uint8_t *key, size_t keylen,
+			 uint64_t deadline, struct wire_frame *f, char *err, size_t errlen);
+int wire_auth_client_sec(int fd, const struct wire_proto *p, const uint8_t *key, size_t keylen,
+			 uint64_t deadline, struct wire_frame *f, char *err, size_t errlen);
 
 /* Non-blocking pieces of the client side (for a poll loop): the AUTH
  * payload for a CHALLENGE payload (both nonces kept to check the reply),
@@ -204,5 +215,48 @@ size_t wire_auth_fail(uint8_t *out, size_t cap);
 int wire_auth_verify_ok(const struct wire_proto *p, const uint8_t *key, size_t keylen,
 			const uint8_t *server_nonce, const uint8_t *client_nonce,
 			const uint8_t *ok, size_t ok_len);
+
+/* ---- frames after the handshake (wire_sec.c) ----
+ *
+ * Both sides derive two keys from the shared key and the handshake's
+ * nonces, HMAC-SHA256(key, magic | 'c' or 's' | server nonce | client
+ * nonce), one for each direction, and seal every later frame with
+ * ChaCha20-Poly1305 (IETF): the frame's sequence number in its direction
+ * as the nonce, the header as associated data, the 16-byte tag after the
+ * ciphertext (counted in the header's length). A changed, replayed,
+ * reordered or dropped frame fails the check of the next one received:
+ * WIRE_EINTEGRITY, and the session must end.
+ */
+#define WIRE_TAG_LEN 16
+#define WIRE_EINTEGRITY (-EBADMSG)
+
+struct wire_sec;
+
+/* Secure the frame reader @f (and its sends: wire_send_sec(f->sec, ...))
+ * for the session the handshake just finished: the client with both
+ * nonces, the server with its nonce and the client's AUTH payload.
+ * 0, -ENOMEM, -EBADMSG, -EIO. */
+int wire_frame_secure_client(struct wire_frame *f, const struct wire_proto *p, const uint8_t *key,
+			     size_t keylen, const uint8_t *server_nonce, const uint8_t *client_nonce);
+int wire_frame_secure_server(struct wire_frame *f, const struct wire_proto *p, const uint8_t *key,
+			     size_t keylen, const uint8_t *server_nonce, const uint8_t *auth,
+			     size_t auth_len);
+/* Bytes a sealed frame of @len payload bytes takes on the wire. */
+static inline size_t wire_sealed_len(size_t len)
+{
+	return WIRE_HDR_LEN + len + WIRE_TAG_LEN;
+}
+/* Seal one frame into @out (wire_sealed_len(len) bytes); uses the next
+ * send sequence number, so the caller sends it, in order, or ends the
+ * session. @sec NULL: a plain frame (header and payload). 0, -EMSGSIZE. */
+int wire_seal(struct wire_sec *sec, const struct wire_proto *p, uint16_t type, const void *payload,
+	      size_t len, uint8_t *out);
+/* wire_send() of a sealed frame (@sec NULL: plain). Callers serialise
+ * their sends on one session. */
+int wire_send_sec(int fd, const struct wire_proto *p, struct wire_sec *sec, uint16_t type,
+		  const void *payload, size_t len, uint64_t deadline);
+/* Check and decrypt a whole sealed frame in place (wire_frame internals). */
+int wire_sec_open(struct wire_sec *sec, struct wire_frame *f);
+void wire_sec_free(struct wire_sec *sec);
 
 #endif

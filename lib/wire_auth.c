@@ -42,6 +42,11 @@ int wire_key_load(const char *path, uint8_t *key, size_t *len, char *err, size_t
 		rc = -EPERM;
 		snprintf(err, errlen, "key file %s: mode %04o lets group or others read it (chmod 600)",
 			 path, (unsigned int)(st.st_mode & 07777));
+	} else if (st.st_size > WIRE_KEY_MAX + 2) {
+		/* Never cut: a key read in part would differ from the coordinator's. */
+		rc = -EINVAL;
+		snprintf(err, errlen, "key file %s: %lld bytes, a key has %d to %d bytes", path,
+			 (long long)st.st_size, WIRE_KEY_MIN, WIRE_KEY_MAX);
 	}
 	if (rc) {
 		close(fd);
@@ -49,6 +54,8 @@ int wire_key_load(const char *path, uint8_t *key, size_t *len, char *err, size_t
 	}
 	n = read(fd, buf, sizeof(buf));
 	rc = n < 0 ? -errno : 0;
+	if (n == (ssize_t)sizeof(buf) && read(fd, &(uint8_t){ 0 }, 1) > 0)
+		n = WIRE_KEY_MAX + 1; /* it grew since: too long, refused below */
 	close(fd);
 	if (rc) {
 		snprintf(err, errlen, "key file %s: %s", path, strerror(-rc));
@@ -202,6 +209,18 @@ size_t wire_auth_fail(uint8_t *out, size_t cap)
 int wire_auth_server(int fd, const struct wire_proto *p, const uint8_t *key, size_t keylen,
 		     uint64_t deadline, char *err, size_t errlen)
 {
+	struct wire_frame f;
+	int rc;
+
+	wire_frame_init(&f, p);
+	rc = wire_auth_server_sec(fd, p, key, keylen, deadline, &f, err, errlen);
+	wire_frame_free(&f);
+	return rc;
+}
+
+int wire_auth_server_sec(int fd, const struct wire_proto *p, const uint8_t *key, size_t keylen,
+			 uint64_t deadline, struct wire_frame *fp, char *err, size_t errlen)
+{
 	uint8_t sn[WIRE_NONCE_LEN], out[64];
 	struct wire_frame f;
 	size_t len;
@@ -233,7 +252,9 @@ int wire_auth_server(int fd, const struct wire_proto *p, const uint8_t *key, siz
 		rc = rc == -EBADMSG ? -EPROTO : rc;
 		goto out;
 	}
-	rc = wire_send(fd, p, WIRE_T_AUTH_OK, out, len, deadline);
+	rc = wire_frame_secure_server(fp, p, key, keylen, sn, f.payload, f.h.length);
+	if (!rc)
+		rc = wire_send(fd, p, WIRE_T_AUTH_OK, out, len, deadline);
 	if (rc)
 		snprintf(err, errlen, "cannot send the answer: %s", strerror(-rc));
 out:
@@ -243,6 +264,18 @@ out:
 
 int wire_auth_client(int fd, const struct wire_proto *p, const uint8_t *key, size_t keylen,
 		     uint64_t deadline, char *err, size_t errlen)
+{
+	struct wire_frame f;
+	int rc;
+
+	wire_frame_init(&f, p);
+	rc = wire_auth_client_sec(fd, p, key, keylen, deadline, &f, err, errlen);
+	wire_frame_free(&f);
+	return rc;
+}
+
+int wire_auth_client_sec(int fd, const struct wire_proto *p, const uint8_t *key, size_t keylen,
+			 uint64_t deadline, struct wire_frame *fp, char *err, size_t errlen)
 {
 	uint8_t sn[WIRE_NONCE_LEN], cn[WIRE_NONCE_LEN], out[128];
 	struct wire_frame f;
@@ -280,6 +313,8 @@ int wire_auth_client(int fd, const struct wire_proto *p, const uint8_t *key, siz
 		snprintf(err, errlen, rc == -EACCES ? "peer does not know our key"
 						    : "malformed authentication answer");
 		rc = rc == -EACCES ? -EACCES : -EPROTO;
+	} else if ((rc = wire_frame_secure_client(fp, p, key, keylen, sn, cn))) {
+		snprintf(err, errlen, "no session keys: %s", strerror(-rc));
 	}
 out:
 	wire_frame_free(&f);

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <netinet/in.h>
@@ -20,12 +21,15 @@
 #include "rocecheck/probe.h"
 
 #include "../probes/sock.h"
+#include "agent_door.h"
 #include "agent_proto.h"
 #include "agent_srv.h"
 #include "agent_tasks.h"
 
 #define SLICE_MS 100
-#define BUSY_SEND_NS 200000000ull
+/* A connection must prove the key (or, without one, send its first
+ * request) within this, at most: many wait at once, each on its own. */
+#define HELLO_MS_MAX 5000
 #define MAX_PROBES_CAP 256
 
 struct rck_agent {
@@ -33,11 +37,14 @@ struct rck_agent {
 	struct rck_agent_opts o;
 	uint8_t key[RCK_KEY_MAX];
 	size_t key_len;
+	uint8_t key_next[RCK_KEY_MAX]; /* a second key, while one is rolled */
+	size_t key_next_len;
 	char *bind_addr;
 	char *dcb_file;
 	int lfd;
 	unsigned int port;
 	volatile sig_atomic_t stop;
+	struct agent_door door;
 };
 
 struct worker {
@@ -52,10 +59,12 @@ struct session {
 	struct rck_agent *a;
 	int fd;
 	char peer[80];
+	struct wire_sec *sec; /* the session's keys (in the frame reader); NULL without a key */
 	pthread_mutex_t wlock;
 	struct worker *w;
 	unsigned int n_w;
 	struct agent_tasks *tasks; /* the delegated schedule, once a PLAN came */
+	atomic_bool abort;  /* the coordinator went away or the agent stops: serves end */
 	struct ag_msg *msg; /* scratch of the main thread */
 	uint8_t *out;       /* scratch of the main thread's replies */
 };
@@ -89,14 +98,24 @@ RCK_EXPORT void rck_agent_opts_init(struct rck_agent_opts *o)
 RCK_EXPORT int rck_agent_new(struct rck_ctx *ctx, const struct rck_agent_opts *o,
 			     struct rck_agent **out)
 {
+	struct rck_agent_opts oo;
 	struct rck_agent *a;
 	int rc;
 
-	if (!ctx || !o || !out || o->size < sizeof(*o))
+	/* A caller built before key_next has a shorter struct: no second key. */
+	if (!ctx || !o || !out || o->size < offsetof(struct rck_agent_opts, key_next))
 		return -EINVAL;
+	if (o->size < sizeof(*o)) {
+		memcpy(&oo, o, o->size);
+		oo.size = sizeof(oo);
+		oo.key_next = NULL;
+		oo.key_next_len = 0;
+		o = &oo;
+	}
 	if (o->port > 65535 || !(o->idle_s > 0) || !(o->request_s > 0) || !(o->max_probe_s > 0) ||
 	    o->max_probes == 0 || o->max_probes > MAX_PROBES_CAP ||
-	    (o->key && (o->key_len < RCK_KEY_MIN || o->key_len > RCK_KEY_MAX))) {
+	    (o->key && (o->key_len < RCK_KEY_MIN || o->key_len > RCK_KEY_MAX)) ||
+	    (o->key_next && (!o->key || o->key_next_len < RCK_KEY_MIN || o->key_next_len > RCK_KEY_MAX))) {
 		rck_err(ctx, "agent: an option is out of range (port, times, max_probes 1..%d, key %d..%d bytes)",
 			MAX_PROBES_CAP, RCK_KEY_MIN, RCK_KEY_MAX);
 		return -EINVAL;
@@ -112,6 +131,11 @@ RCK_EXPORT int rck_agent_new(struct rck_ctx *ctx, const struct rck_agent_opts *o
 		a->key_len = o->key_len;
 	}
 	a->o.key = NULL;
+	if (o->key_next) {
+		memcpy(a->key_next, o->key_next, o->key_next_len);
+		a->key_next_len = o->key_next_len;
+	}
+	a->o.key_next = NULL;
 	if (o->bind_addr && !(a->bind_addr = strdup(o->bind_addr))) {
 		free(a);
 		return -ENOMEM;
@@ -129,6 +153,17 @@ RCK_EXPORT int rck_agent_new(struct rck_ctx *ctx, const struct rck_agent_opts *o
 		rck_agent_free(a);
 		return rc;
 	}
+	agent_door_init(&a->door, ctx, a->lfd,
+			o->request_s * 1000 < HELLO_MS_MAX ? (unsigned int)(o->request_s * 1000) : HELLO_MS_MAX);
+	if (a->key_len) {
+		a->door.key[0] = a->key;
+		a->door.key_len[0] = a->key_len;
+		a->door.n_keys = 1;
+	}
+	if (a->key_next_len) {
+		a->door.key[a->door.n_keys] = a->key_next;
+		a->door.key_len[a->door.n_keys++] = a->key_next_len;
+	}
 	*out = a;
 	return 0;
 }
@@ -137,9 +172,11 @@ RCK_EXPORT void rck_agent_free(struct rck_agent *a)
 {
 	if (!a)
 		return;
+	agent_door_free(&a->door);
 	if (a->lfd >= 0)
 		close(a->lfd);
 	memset(a->key, 0, sizeof(a->key));
+	memset(a->key_next, 0, sizeof(a->key_next));
 	free(a->bind_addr);
 	free(a->dcb_file);
 	free(a);
@@ -162,8 +199,8 @@ static int send_reply(struct session *s, uint16_t type, const uint8_t *buf, size
 	int rc;
 
 	pthread_mutex_lock(&s->wlock);
-	rc = wire_send(s->fd, &ag_proto, type, buf, len,
-		       wire_now_ns() + (uint64_t)(s->a->o.request_s * 1e9));
+	rc = wire_send_sec(s->fd, &ag_proto, s->sec, type, buf, len,
+			   wire_now_ns() + (uint64_t)(s->a->o.request_s * 1e9));
 	pthread_mutex_unlock(&s->wlock);
 	return rc;
 }
@@ -225,7 +262,8 @@ static void *worker_main(void *arg)
 		if (w->req.type == AG_RUN)
 			agent_run_probe(w->s->a->ctx, &w->req, m, worker_send, &ws);
 		else
-			agent_serve_probe(w->s->a->ctx, &w->req, &w->s->a->o, m, worker_send, &ws);
+			agent_serve_probe(w->s->a->ctx, &w->req, &w->s->a->o, m, worker_send, &ws,
+					  &w->s->abort);
 	}
 	free(m);
 	free(ws.buf);
@@ -344,33 +382,37 @@ static int handle(struct session *s, const struct wire_frame *f)
 static void refuse_busy(struct session *s)
 {
 	int fd = accept4(s->a->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-	uint8_t buf[AG_TEXT_MAX + 64];
-	struct ag_msg *m;
-	size_t len;
 
 	if (fd < 0)
 		return;
-	m = calloc(1, sizeof(*m));
-	if (m) {
-		m->type = AG_ERROR;
-		m->status = AG_ERR_BUSY;
-		snprintf(m->text, sizeof(m->text), "agent busy: serving a coordinator at %s", s->peer);
-		if (!ag_encode(m, buf, sizeof(buf), &len))
-			wire_send(fd, &ag_proto, AG_ERROR, buf, len, wire_now_ns() + BUSY_SEND_NS);
-		free(m);
-	}
+	agent_door_busy(fd);
 	close(fd);
 }
 
-static void session_loop(struct session *s)
+/* The session's first request, when the door read it whole (no key). */
+static int first_request(struct session *s, struct wire_frame *f)
+{
+	int rc;
+
+	if (!f->got || wire_frame_want(f))
+		return 0;
+	rc = handle(s, f);
+	wire_frame_next(f);
+	return rc;
+}
+
+static void session_loop(struct session *s, struct wire_frame *fp)
 {
 	const struct rck_agent_opts *o = &s->a->o;
 	uint64_t last = wire_now_ns(), begun = 0;
-	struct wire_frame f;
+	struct wire_frame f = *fp;
 	char why[200];
 
-	wire_frame_init(&f, &ag_proto);
-	while (!s->a->stop) {
+	bool done;
+
+	s->sec = f.sec;
+	done = first_request(s, &f) != 0;
+	while (!done && !s->a->stop) {
 		struct pollfd p[2] = { { .fd = s->fd, .events = POLLIN },
 				       { .fd = s->a->lfd, .events = POLLIN } };
 		uint64_t now;
@@ -380,8 +422,8 @@ static void session_loop(struct session *s)
 		if (poll(p, 2, SLICE_MS) < 0 && errno != EINTR)
 			break;
 		now = wire_now_ns();
-		if (p[1].revents & POLLIN)
-			refuse_busy(s);
+		/* The session's own frames first: after its CLOSE, a connection
+		 * waiting in the same round is the next session, not refused. */
 		if (p[0].revents) {
 			rc = wire_frame_recv(&f, s->fd, &eof);
 			if (rc == 1) {
@@ -395,7 +437,8 @@ static void session_loop(struct session *s)
 				if (!eof)
 					rck_warn(s->a->ctx, "agent: %s: %s, closing", s->peer,
 						 rc == -ECONNRESET ? "connection closed inside a request"
-						 : rc == -EPROTO || rc == -EPROTONOSUPPORT || rc == -EMSGSIZE
+						 : rc == -EPROTO || rc == -EPROTONOSUPPORT || rc == -EMSGSIZE ||
+								   rc == WIRE_EINTEGRITY
 							 ? wire_hdr_strerror(&ag_proto, &f.h, rc, why, sizeof(why))
 							 : strerror(-rc));
 				break;
@@ -403,6 +446,8 @@ static void session_loop(struct session *s)
 				begun = now;
 			}
 		}
+		if (p[1].revents & POLLIN)
+			refuse_busy(s);
 		if (begun && now - begun > (uint64_t)(o->request_s * 1e9)) {
 			rck_warn(s->a->ctx, "agent: %s: request not whole within %.1f s, closing", s->peer,
 				 o->request_s);
@@ -417,83 +462,41 @@ static void session_loop(struct session *s)
 			break;
 		}
 	}
-	/* Workers end within their probes' deadlines; they may still reply. */
+	/* Serves still waiting for their client end now; running probes
+	 * within their deadlines, and they may still reply. */
+	atomic_store(&s->abort, true);
 	reap(s, true);
 	agent_tasks_free(s->tasks);
 	s->tasks = NULL;
 	wire_frame_free(&f);
 }
 
-static int accept_one(struct rck_agent *a, int wait_ms, int *fd)
-{
-	uint64_t deadline = wait_ms < 0 ? UINT64_MAX : wire_now_ns() + (uint64_t)wait_ms * 1000000ull;
-
-	for (;;) {
-		struct pollfd p = { .fd = a->lfd, .events = POLLIN };
-		uint64_t now = wire_now_ns();
-		int rc;
-
-		if (a->stop)
-			return -EINTR;
-		if (now >= deadline)
-			return -ETIMEDOUT;
-		rc = poll(&p, 1, deadline - now < SLICE_MS * 1000000ull ? (int)((deadline - now) / 1000000) : SLICE_MS);
-		if (rc < 0 && errno != EINTR)
-			return -errno;
-		if (rc <= 0)
-			continue;
-		*fd = accept4(a->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (*fd >= 0) {
-			int one = 1;
-
-			setsockopt(*fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-			return 0;
-		}
-		if (errno == EMFILE || errno == ENFILE || errno == ENOMEM || errno == ENOBUFS) {
-			rck_warn(a->ctx, "agent: accept: %s", strerror(errno));
-			usleep(SLICE_MS * 1000);
-		}
-	}
-}
-
 RCK_EXPORT int rck_agent_serve(struct rck_agent *a, int wait_ms)
 {
 	struct session s = { .a = a };
-	struct sockaddr_storage sa;
-	char err[200];
+	struct wire_frame f;
 	int rc;
 
 	if (!a)
 		return -EINVAL;
-	rc = accept_one(a, wait_ms, &s.fd);
+	rc = agent_door_wait(&a->door,
+			     wait_ms < 0 ? UINT64_MAX : wire_now_ns() + (uint64_t)wait_ms * 1000000ull,
+			     &a->stop, &s.fd, &f, s.peer, sizeof(s.peer));
 	if (rc)
 		return rc;
-	if (!psock_peer(s.fd, &sa)) {
-		char addr[64];
-
-		psock_unmap(&sa);
-		psock_addr_str(&sa, addr, sizeof(addr));
-		snprintf(s.peer, sizeof(s.peer), "%s port %u", addr, psock_addr_port(&sa));
-	}
-	if (a->key_len) {
-		rc = wire_auth_server(s.fd, &ag_proto, a->key, a->key_len,
-				      wire_now_ns() + (uint64_t)(a->o.request_s * 1e9), err, sizeof(err));
-		if (rc) {
-			rck_warn(a->ctx, "agent: %s: authentication failed: %s", s.peer, err);
-			close(s.fd);
-			return -EACCES;
-		}
-	}
+	/* Those still proving their key meet a running session: busy. */
+	agent_door_busy_all(&a->door);
 	s.n_w = a->o.max_probes;
 	s.w = calloc(s.n_w, sizeof(*s.w));
 	s.msg = malloc(sizeof(*s.msg));
 	s.out = malloc(AG_MAX_PAYLOAD);
 	if (!s.w || !s.msg || !s.out) {
 		rc = -ENOMEM;
+		wire_frame_free(&f);
 	} else {
 		pthread_mutex_init(&s.wlock, NULL);
 		rck_info(a->ctx, "agent: session of %s", s.peer);
-		session_loop(&s);
+		session_loop(&s, &f);
 		pthread_mutex_destroy(&s.wlock);
 	}
 	close(s.fd);

@@ -16,6 +16,7 @@
 
 #define MAX_ITERS 100000000ull
 #define MAX_TIMEOUT_MS 600000u
+#define SERVE_SLICE_NS 100000000ull
 
 static void copy(char *dst, size_t len, const char *src)
 {
@@ -105,28 +106,41 @@ void agent_snapshot(struct rck_ctx *ctx, const struct ag_msg *req, struct ag_msg
 	rck_snapshot_free(snap);
 }
 
-int agent_check_probe(const struct ag_msg *req, const struct rck_agent_opts *o, char *why,
-		      size_t len)
+int agent_check_limits(const struct agent_probe_ask *q, const struct rck_agent_opts *o, char *why,
+		       size_t len)
 {
-	if (req->test > RCK_PROBE_TEST_SEND_LAT || req->transport > RCK_PROBE_TRANSPORT_TCP) {
-		snprintf(why, len, "unknown test %u or transport %u", req->test, req->transport);
+	if (q->test > RCK_PROBE_TEST_SEND_LAT || q->transport > RCK_PROBE_TRANSPORT_TCP) {
+		snprintf(why, len, "unknown test %u or transport %u", q->test, q->transport);
 		return -EINVAL;
 	}
-	if (req->size > o->max_probe_size) {
-		snprintf(why, len, "message size %u above this agent's limit %llu", req->size,
-			 (unsigned long long)o->max_probe_size);
+	if (q->size > o->max_probe_size) {
+		snprintf(why, len, "message size %llu above this agent's limit %llu",
+			 (unsigned long long)q->size, (unsigned long long)o->max_probe_size);
 		return -E2BIG;
 	}
-	if (req->duration_ms > o->max_probe_s * 1000 || req->iters > MAX_ITERS) {
+	if (q->duration_ms > o->max_probe_s * 1000 || q->iters > MAX_ITERS) {
 		snprintf(why, len, "probe of %u ms / %llu messages above this agent's limit %.0f s / %llu",
-			 req->duration_ms, (unsigned long long)req->iters, o->max_probe_s,
+			 q->duration_ms, (unsigned long long)q->iters, o->max_probe_s,
 			 (unsigned long long)MAX_ITERS);
 		return -E2BIG;
 	}
-	if (req->timeout_ms > MAX_TIMEOUT_MS) {
-		snprintf(why, len, "timeout %u ms above %u", req->timeout_ms, MAX_TIMEOUT_MS);
+	if (q->timeout_ms > MAX_TIMEOUT_MS) {
+		snprintf(why, len, "timeout %u ms above %u", q->timeout_ms, MAX_TIMEOUT_MS);
 		return -E2BIG;
 	}
+	return 0;
+}
+
+int agent_check_probe(const struct ag_msg *req, const struct rck_agent_opts *o, char *why,
+		      size_t len)
+{
+	const struct agent_probe_ask q = { .test = req->test, .transport = req->transport,
+					   .size = req->size, .iters = req->iters,
+					   .duration_ms = req->duration_ms, .timeout_ms = req->timeout_ms };
+	int rc = agent_check_limits(&q, o, why, len);
+
+	if (rc)
+		return rc;
 	if (req->type == AG_RUN && (!req->peer[0] || !req->probe_port)) {
 		snprintf(why, len, "a probe run needs a peer and its port");
 		return -EINVAL;
@@ -196,8 +210,9 @@ void agent_run_probe(struct rck_ctx *ctx, const struct ag_msg *req, struct ag_ms
 
 void agent_serve_probe(struct rck_ctx *ctx, const struct ag_msg *req,
 		       const struct rck_agent_opts *ao, struct ag_msg *out, agent_send_fn send,
-		       void *arg)
+		       void *arg, const atomic_bool *cancel)
 {
+	uint64_t until;
 	struct rck_probe_server *srv = NULL;
 	struct rck_probe_result *res = NULL;
 	struct rck_probe_opts o;
@@ -216,7 +231,17 @@ void agent_serve_probe(struct rck_ctx *ctx, const struct ag_msg *req,
 		out->probe_port = rck_probe_server_port(srv);
 		if (send(arg, out))
 			goto out;
-		rc = rck_probe_server_serve(srv, req->timeout_ms ? (int)req->timeout_ms : 10000, &res);
+		/* In slices: a coordinator that died between SERVE and RUN must
+		 * not keep the agent waiting for a client that never comes. */
+		until = wire_now_ns() + (req->timeout_ms ? req->timeout_ms : 10000) * 1000000ull;
+		do {
+			uint64_t now = wire_now_ns(), left = until > now ? until - now : 0;
+
+			rc = rck_probe_server_serve(srv, left > SERVE_SLICE_NS ? (int)(SERVE_SLICE_NS / 1000000)
+									       : (int)(left / 1000000), &res);
+		} while ((rc == -ETIMEDOUT || rc == -EINTR) && !atomic_load(cancel) && wire_now_ns() < until);
+		if (rc == -EINTR || (rc == -ETIMEDOUT && atomic_load(cancel)))
+			rc = -ECANCELED;
 	}
 	ag_msg_clear(out);
 	out->type = AG_SERVED;

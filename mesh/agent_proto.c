@@ -1,8 +1,11 @@
 /* Agent protocol bodies: which attributes each message carries, and the
  * checked decode of all of them into one flat struct. */
 #include <errno.h>
+#include <math.h>
 #include <stddef.h>
 #include <string.h>
+
+#include "rocecheck/probe.h"
 
 #include "agent_proto.h"
 
@@ -206,9 +209,21 @@ static int get_nic(const struct wire_attr *a, struct ag_nic *n)
 	     ag_opt_u64(&tb[A_CTRMASK], &n->counters);
 	n->gid_index = (int32_t)gid;
 	if (!rc && (n->port == 0 || n->port > 255 || !n->device[0] || n->gid_index < -1 ||
-		    n->rate_gbps != n->rate_gbps || n->rate_gbps < 0))
+		    !(isfinite(n->rate_gbps) && n->rate_gbps >= 0)))
 		rc = -EBADMSG;
 	return rc;
+}
+
+static bool measure_ok(double v)
+{
+	return isnan(v) || (isfinite(v) && v >= 0);
+}
+
+bool ag_numbers_ok(bool measured, double gbps, double p50, double p99, double seconds)
+{
+	if (!measure_ok(gbps) || !measure_ok(p50) || !measure_ok(p99) || !measure_ok(seconds))
+		return false;
+	return !measured || !isnan(gbps) || !isnan(p50);
 }
 
 static int get_ctrs(const struct wire_attr *list, struct ag_ctr *c, uint32_t *n)
@@ -271,6 +286,8 @@ int ag_decode(uint16_t type, const uint8_t *p, size_t len, struct ag_msg *m)
 	if (rc)
 		return -EBADMSG;
 	if (m->probe_port > 65535 || m->ib_port > 255)
+		return -EBADMSG;
+	if (type == AG_RESULT && !ag_numbers_ok(m->status == RCK_PROBE_OK, m->gbps, m->lat_p50_us, m->lat_p99_us, m->seconds))
 		return -EBADMSG;
 	if (type != AG_HOST)
 		return 0;

@@ -102,6 +102,10 @@ int ag_encode(const struct ag_msg *m, uint8_t *buf, size_t cap, size_t *len);
  * skipped. */
 int ag_decode(uint16_t type, const uint8_t *p, size_t len, struct ag_msg *m);
 const char *ag_type_name(uint16_t type);
+/* A result's numbers as an agent may send them: each absent (NaN) or
+ * finite and not negative; @measured (an ok result of the probe's running
+ * end) has a rate or a latency. Anything else is a protocol error. */
+bool ag_numbers_ok(bool measured, double gbps, double p50, double p99, double seconds);
 
 /* Optional attributes for the decoders: absent (-ENOENT) leaves *v and
  * returns 0, malformed returns -EBADMSG. */

@@ -13,6 +13,7 @@
 #include "rocecheck/probe.h"
 
 #include "../probes/task.h"
+#include "agent_srv.h"
 #include "agent_tasks.h"
 
 #define FLUSH_NS 200000000ull
@@ -310,11 +311,12 @@ static int on_plan(struct agent_tasks *at, const uint8_t *p, size_t len, const c
 		return -EBADMSG;
 	}
 	at->planned = true;
-	if (at->plan.size > at->o->max_probe_size || at->plan.duration_ms > at->o->max_probe_s * 1000) {
+	if (agent_check_limits(&(struct agent_probe_ask){ .transport = at->plan.transport,
+							  .size = at->plan.size, .iters = at->plan.iters,
+							  .duration_ms = at->plan.duration_ms,
+							  .timeout_ms = at->plan.timeout_ms },
+			       at->o, rep->text, sizeof(rep->text)))
 		rep->status = RCK_PROBE_INVALID;
-		snprintf(rep->text, sizeof(rep->text), "probes of %u bytes / %u ms above this agent's limits",
-			 at->plan.size, at->plan.duration_ms);
-	}
 	for (uint32_t i = 0; !rep->status && i < at->plan.n_nics; i++) {
 		struct rck_probe_opts o;
 

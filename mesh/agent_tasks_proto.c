@@ -232,7 +232,9 @@ static int get_tres(const struct wire_attr *a, struct ag_tres *r)
 	    wire_attr_u32(&tb[T_ROLE], &role) || wire_attr_u32(&tb[T_STATUS], &r->status) ||
 	    ag_opt_str(&tb[T_TEXT], r->text, sizeof(r->text)) || ag_opt_f64(&tb[T_GBPS], &r->gbps) ||
 	    ag_opt_f64(&tb[T_P50], &r->lat_p50_us) || ag_opt_f64(&tb[T_P99], &r->lat_p99_us) ||
-	    ag_opt_f64(&tb[T_SECONDS], &r->seconds) || role > AG_ROLE_RUN || r->status > RCK_PROBE_SYSTEM)
+	    ag_opt_f64(&tb[T_SECONDS], &r->seconds) || role > AG_ROLE_RUN || r->status > RCK_PROBE_SYSTEM ||
+	    !ag_numbers_ok(r->status == RCK_PROBE_OK && role == AG_ROLE_RUN, r->gbps, r->lat_p50_us,
+			   r->lat_p99_us, r->seconds))
 		return -EBADMSG;
 	r->role = (uint8_t)role;
 	while ((rc = wire_attr_next(a->v, a->len, &off, &t, &c)) == 1) {

@@ -34,7 +34,8 @@ static double secs(uint64_t ns)
 /* Queue one frame for @h; it leaves on POLLOUT. */
 int coord_queue(struct sweep *s, struct host *h, uint16_t type, const uint8_t *p, size_t len)
 {
-	size_t need = h->out_len + WIRE_HDR_LEN + len;
+	/* After the handshake every frame is sealed (the reader holds the keys). */
+	size_t need = h->out_len + (h->fr.sec ? wire_sealed_len(len) : WIRE_HDR_LEN + len);
 
 	if (need > h->out_cap) {
 		size_t cap = need * 2;
@@ -45,9 +46,8 @@ int coord_queue(struct sweep *s, struct host *h, uint16_t type, const uint8_t *p
 		h->out = n;
 		h->out_cap = cap;
 	}
-	wire_hdr_encode(h->out + h->out_len, &ag_proto, type, (uint32_t)len);
-	if (len) /* an empty body (GO, STOP) may come as NULL */
-		memcpy(h->out + h->out_len + WIRE_HDR_LEN, p, len);
+	if (wire_seal(h->fr.sec, &ag_proto, type, p, len, h->out + h->out_len))
+		return -EMSGSIZE;
 	h->out_len = need;
 	if (!h->dirty) {
 		h->dirty = true;
@@ -434,6 +434,10 @@ static void handshake_frame(struct sweep *s, struct host *h, const struct wire_f
 		    wire_auth_verify_ok(&ag_proto, h->key, h->key_len, h->sn, h->cn, f->payload,
 					f->h.length)) {
 			coord_host_dead(s, h, "%s", "agent failed to prove the key");
+			return;
+		}
+		if (wire_frame_secure_client(&h->fr, &ag_proto, h->key, h->key_len, h->sn, h->cn)) {
+			coord_host_dead(s, h, "%s", "no session keys (out of memory)");
 			return;
 		}
 		break;

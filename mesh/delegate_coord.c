@@ -52,6 +52,9 @@ const char *delegate_close_reason(const struct sweep *s, const struct host *h)
 {
 	if (!s->dg || s->dg->dh[h - s->h].st != D_PLAN)
 		return NULL;
+	/* An empty PLAN is refused by every agent, current ones too. */
+	if (s->c->transport != RCK_PROBE_TRANSPORT_TCP && !h->n_nics)
+		return "its agent describes no RDMA NIC with a RoCE port: nothing to probe on that host";
 	return "its agent closed the session on the agents' schedule (PLAN, agent message type 14): "
 	       "it predates that feature of agent protocol 1; upgrade it or use the coordinator's schedule";
 }

@@ -274,6 +274,19 @@ static int bad(struct loader *l, const char *what)
 	return -EINVAL;
 }
 
+/* A string from a file reaches terminals as one from an agent does:
+ * anything but printable ASCII becomes '?' (in place: same length, still
+ * valid UTF-8 in the document). */
+static const char *printable(const json_t *v)
+{
+	char *s = (char *)json_string_value(v);
+
+	for (char *p = s; p && *p; p++)
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+			*p = '?';
+	return s;
+}
+
 /* Optional string: absent or null gives NULL. */
 static int opt_str(struct loader *l, const json_t *o, const char *key, const char **out)
 {
@@ -284,7 +297,7 @@ static int opt_str(struct loader *l, const json_t *o, const char *key, const cha
 		return 0;
 	if (!json_is_string(v))
 		return bad(l, key);
-	*out = json_string_value(v);
+	*out = printable(v);
 	return 0;
 }
 
@@ -445,7 +458,7 @@ static int load_hosts(struct loader *l, struct rck_mesh *m, const json_t *hosts)
 	if (!json_is_array(hosts) || json_array_size(hosts) > RCK_HOSTLIST_MAX)
 		return bad(l, "no \"hosts\" array of at most 65536");
 	json_array_foreach(hosts, i, jh) {
-		const char *name = json_string_value(json_object_get(jh, "name")), *why;
+		const char *name = printable(json_object_get(jh, "name")), *why;
 		const json_t *nics = json_object_get(jh, "nics");
 		unsigned int h;
 

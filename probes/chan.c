@@ -54,6 +54,19 @@ static int send_msg(struct pchan *c, enum xq_type type, const union xq_msg *m, u
 		return perr_set(e, RCK_PROBE_SYSTEM, rc, "cannot encode %s: %s", xq_type_name(type),
 				strerror(-rc));
 	}
+	if (c->fr.sec) {
+		/* After the handshake: sealed with the session's keys. */
+		uint8_t *sealed = malloc(wire_sealed_len(len - XQ_HDR_LEN));
+
+		if (!sealed) {
+			free(buf);
+			return perr_set(e, RCK_PROBE_SYSTEM, -ENOMEM, "out of memory");
+		}
+		wire_seal(c->fr.sec, &xq_proto, (uint16_t)type, buf + XQ_HDR_LEN, len - XQ_HDR_LEN, sealed);
+		len = wire_sealed_len(len - XQ_HDR_LEN);
+		free(buf);
+		buf = sealed;
+	}
 	rc = psock_send_all(c->fd, buf, len, deadline);
 	free(buf);
 	if (rc == -ETIMEDOUT)
@@ -125,6 +138,10 @@ int pchan_frame_error(const struct pframe *f, int rc, const char *peer, struct p
 				xq_type_name(f->h.type), XQ_MAX_PAYLOAD);
 	if (rc == -ENOMEM)
 		return perr_set(e, RCK_PROBE_SYSTEM, rc, "out of memory");
+	if (rc == WIRE_EINTEGRITY)
+		return perr_set(e, RCK_PROBE_PROTOCOL, rc,
+				"%s: integrity check failed: a probe frame was changed, replayed, reordered or dropped on the way",
+				peer);
 	return perr_set(e, perr_sock_status(rc), rc, "cannot receive from %s: %s", peer, strerror(-rc));
 }
 
@@ -135,7 +152,8 @@ static int recv_err(struct pchan *c, int rc, const char *what, unsigned int ms, 
 	if (rc == -ECONNRESET)
 		return perr_set(e, RCK_PROBE_UNREACHABLE, rc, "%s closed the connection (waiting for %s)",
 				c->peer, what);
-	if (rc == -EPROTO || rc == -EPROTONOSUPPORT || rc == -EMSGSIZE || rc == -ENOMEM)
+	if (rc == -EPROTO || rc == -EPROTONOSUPPORT || rc == -EMSGSIZE || rc == -ENOMEM ||
+	    rc == WIRE_EINTEGRITY)
 		return pchan_frame_error(&c->fr, rc, c->peer, e);
 	return perr_set(e, perr_sock_status(rc), rc, "cannot receive %s from %s: %s", what, c->peer,
 			strerror(-rc));

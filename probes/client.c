@@ -30,8 +30,8 @@ static int connect_ctl(struct psess *s, const char *host, unsigned int port)
 	if (s->key) {
 		char err[200];
 
-		rc = wire_auth_client(fd, &xq_proto, s->key, s->key_len, pclock_after_ms(s->timeout_ms), err,
-				      sizeof(err));
+		rc = wire_auth_client_sec(fd, &xq_proto, s->key, s->key_len, pclock_after_ms(s->timeout_ms),
+					  &s->ctl.fr, err, sizeof(err));
 		if (rc)
 			return perr_set(&s->err, rc == -ETIMEDOUT ? RCK_PROBE_TIMEOUT : RCK_PROBE_PROTOCOL, rc,
 					"%s port %u: %s", host, port, err);

@@ -81,16 +81,23 @@ void plobby_free(struct plobby *l)
 
 /* One ERROR, without waiting: a fresh connection's send buffer takes it
  * at once, and a peer that does not read gets nothing more from us. */
-static void reply(int fd, uint16_t status, const char *text)
+static void reply(const struct plobby_conn *c, uint16_t status, const char *text)
 {
-	uint8_t buf[XQ_HDR_LEN + 4 + XQ_TEXT_MAX];
+	uint8_t buf[XQ_HDR_LEN + 4 + XQ_TEXT_MAX], sealed[XQ_HDR_LEN + 4 + XQ_TEXT_MAX + WIRE_TAG_LEN];
 	union xq_msg m = { 0 };
 	size_t len;
 
 	m.error.status = status;
 	snprintf(m.error.text, sizeof(m.error.text), "%s", text);
-	if (xq_encode(XQ_ERROR, &m, buf, sizeof(buf), &len) == 0)
-		(void)!send(fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+	if (xq_encode(XQ_ERROR, &m, buf, sizeof(buf), &len))
+		return;
+	/* An authenticated peer reads sealed frames only. */
+	if (c->fr.sec) {
+		if (wire_seal(c->fr.sec, &xq_proto, XQ_ERROR, buf + XQ_HDR_LEN, len - XQ_HDR_LEN, sealed))
+			return;
+		len = wire_sealed_len(len - XQ_HDR_LEN);
+	}
+	(void)!send(c->fd, c->fr.sec ? sealed : buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
 static bool fatal_accept(int err)
@@ -198,14 +205,14 @@ static bool first_message(struct plobby *l, unsigned int i, int rc, bool busy)
 			return false;
 		}
 		if (busy)
-			reply(c->fd, XQ_ERR_BUSY, BUSY_TEXT);
+			reply(c, XQ_ERR_BUSY, BUSY_TEXT);
 		else
-			reply(c->fd, RCK_PROBE_UNREACHABLE, "no session waits for this TCP stream");
+			reply(c, RCK_PROBE_UNREACHABLE, "no session waits for this TCP stream");
 	} else if (!busy) {
 		return true;
 	} else {
 		rck_info(l->ctx, "probe server: %s refused: busy with a session", c->peer);
-		reply(c->fd, XQ_ERR_BUSY, BUSY_TEXT);
+		reply(c, XQ_ERR_BUSY, BUSY_TEXT);
 	}
 	drop(l, i);
 	return false;
@@ -219,10 +226,13 @@ static void authenticate(struct plobby *l, unsigned int i, int rc)
 	uint8_t out[64];
 	size_t len;
 
-	if (rc == 1 && c->fr.h.type == WIRE_T_AUTH)
+	if (rc == 1 && c->fr.h.type == WIRE_T_AUTH) {
 		rc = wire_auth_check(&xq_proto, l->key, l->key_len, c->nonce, c->fr.payload,
 				     c->fr.h.length, out, sizeof(out), &len);
-	else
+		if (!rc)
+			rc = wire_frame_secure_server(&c->fr, &xq_proto, l->key, l->key_len, c->nonce,
+						      c->fr.payload, c->fr.h.length);
+	} else
 		rc = -EBADMSG;
 	if (rc == 0 && !wire_send(c->fd, &xq_proto, WIRE_T_AUTH_OK, out, len, pclock_ns() + 1000000ull)) {
 		c->authed = true;

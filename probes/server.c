@@ -180,8 +180,8 @@ static int wrong_task(struct rck_probe_server *srv, uint32_t task, int fd, const
 		snprintf(m->error.text, sizeof(m->error.text),
 			 "this listener serves task %u now, not task %u", task, theirs);
 		if (!xq_encode(XQ_ERROR, m, buf, sizeof(buf), &len))
-			wire_send(fd, &xq_proto, XQ_ERROR, buf + WIRE_HDR_LEN, len - WIRE_HDR_LEN,
-				  pclock_ns() + 200000000ull);
+			wire_send_sec(fd, &xq_proto, first->sec, XQ_ERROR, buf + WIRE_HDR_LEN,
+				      len - WIRE_HDR_LEN, pclock_ns() + 200000000ull);
 		close(fd);
 		rck_dbg(srv->ctx, "probe server: dropped a client of task %u waiting for task %u", theirs, task);
 	}

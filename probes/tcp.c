@@ -83,8 +83,10 @@ static void set_tos(int fd, const struct xq_params *p)
 int ptcp_client_attach(struct ptcp *t, const struct sockaddr_storage *srv, const struct xq_params *p,
 		       uint64_t cookie, struct perr *e)
 {
-	uint8_t msg[XQ_HDR_LEN + 16];
+	uint8_t msg[XQ_HDR_LEN + 16], sealed[XQ_HDR_LEN + 16 + WIRE_TAG_LEN];
 	union xq_msg m = { 0 };
+	struct wire_frame f;
+	bool secured;
 	size_t len;
 	int rc = buffers(t, p, false, e);
 
@@ -96,17 +98,27 @@ int ptcp_client_attach(struct ptcp *t, const struct sockaddr_storage *srv, const
 			return perr_set(e, perr_sock_status(rc), rc, "cannot open TCP stream %u: %s", i,
 					strerror(-rc));
 		set_tos(t->fd[i], p);
+		wire_frame_init(&f, &xq_proto);
 		if (t->key) {
 			char err[200];
 
-			rc = wire_auth_client(t->fd[i], &xq_proto, t->key, t->key_len, deadline, err, sizeof(err));
-			if (rc)
+			rc = wire_auth_client_sec(t->fd[i], &xq_proto, t->key, t->key_len, deadline, &f, err,
+						  sizeof(err));
+			if (rc) {
+				wire_frame_free(&f);
 				return perr_set(e, RCK_PROBE_PROTOCOL, rc, "TCP stream %u: %s", i, err);
+			}
 		}
 		m.attach.cookie = cookie;
 		m.attach.index = (uint16_t)i;
-		if (xq_encode(XQ_ATTACH, &m, msg, sizeof(msg), &len) ||
-		    (rc = psock_send_all(t->fd[i], msg, len, deadline)))
+		/* With a key the ATTACH is sealed; the measured bytes after it are not. */
+		rc = xq_encode(XQ_ATTACH, &m, msg, sizeof(msg), &len);
+		secured = f.sec != NULL;
+		if (!rc && secured && !(rc = wire_seal(f.sec, &xq_proto, XQ_ATTACH, msg + XQ_HDR_LEN,
+							len - XQ_HDR_LEN, sealed)))
+			len = wire_sealed_len(len - XQ_HDR_LEN);
+		wire_frame_free(&f);
+		if (rc || (rc = psock_send_all(t->fd[i], secured ? sealed : msg, len, deadline)))
 			return perr_set(e, perr_sock_status(rc), rc ? rc : -EIO,
 					"cannot attach TCP stream %u", i);
 	}

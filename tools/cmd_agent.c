@@ -52,11 +52,13 @@ static void watch_stdin(struct cli *cli, struct rck_agent *a)
 		cli_msg(cli, "--lifeline: cannot watch standard input; the idle time still ends the agent");
 }
 
-enum { OPT_LISTEN = 256, OPT_KEY, OPT_ONCE, OPT_IDLE, OPT_DCB_FILE, OPT_LIFELINE };
+enum { OPT_LISTEN = 256, OPT_KEY, OPT_KEY_NEXT, OPT_INSECURE, OPT_ONCE, OPT_IDLE, OPT_DCB_FILE, OPT_LIFELINE };
 
 const struct cli_opt agent_opts[] = {
 	{ OPT_LISTEN, 0, "listen", "[ADDR:]PORT", "listen there (default port 18530, every address)" },
-	{ OPT_KEY, 0, "key-file", "FILE", "shared key coordinators must prove (ours, mode 600)" },
+	{ OPT_KEY, 0, "key-file", "FILE", "shared key coordinators must prove (ours, mode 600); twice: either of two keys" },
+	{ OPT_KEY_NEXT, 0, "key-file-next", "FILE", "also accept this key while a fleet rolls to it" },
+	{ OPT_INSECURE, 0, "insecure", NULL, "serve without a key and without warning: any peer may make this host probe any address" },
 	{ OPT_ONCE, 0, "once", NULL, "free port and fresh token: print \"PORT TOKEN\", serve one session" },
 	{ OPT_IDLE, 0, "idle", "S", "end a session (--once: exit) after S seconds without a request (default 60)" },
 	{ OPT_DCB_FILE, 0, "dcb-file", "FILE", "answer DCB requests with this recorded state (rocedcb show -j), not the netdevs" },
@@ -66,10 +68,10 @@ const struct cli_opt agent_opts[] = {
 
 struct agent_args {
 	struct rck_agent_opts o;
-	const char *key_file;
+	const char *key_file, *key_next;
 	char addr[256];
 	unsigned long port;
-	bool once, lifeline;
+	bool once, lifeline, insecure;
 };
 
 /* "PORT", "ADDR:PORT", "[V6]:PORT". */
@@ -100,7 +102,17 @@ static int agent_opt(struct cli *cli, void *data, int id, const char *arg)
 			return cli_bad_args(cli, "invalid --listen '%s': [ADDR:]PORT", arg);
 		return 0;
 	case OPT_KEY:
-		a->key_file = arg;
+	case OPT_KEY_NEXT:
+		if (id == OPT_KEY && !a->key_file) {
+			a->key_file = arg;
+			return 0;
+		}
+		if (a->key_next)
+			return cli_bad_args(cli, "at most two keys (--key-file twice or --key-file-next)");
+		a->key_next = arg;
+		return 0;
+	case OPT_INSECURE:
+		a->insecure = true;
 		return 0;
 	case OPT_ONCE:
 		a->once = true;
@@ -129,7 +141,7 @@ int cmd_agent(struct cli *cli, int argc, char **argv)
 	struct rck_agent_opts o;
 	struct rck_agent *a = NULL;
 	const char *key_file;
-	uint8_t key[RCK_KEY_MAX];
+	uint8_t key[RCK_KEY_MAX], key_next[RCK_KEY_MAX];
 	char *addr = aa.addr, err[300], token[2 * 16 + 1];
 	unsigned long port;
 	bool once;
@@ -146,13 +158,26 @@ int cmd_agent(struct cli *cli, int argc, char **argv)
 	key_file = aa.key_file;
 	port = aa.port;
 	once = aa.once;
-	if (once && key_file)
+	if (once && (key_file || aa.key_next))
 		return cli_bad_args(cli, "--once makes its own token; no --key-file");
+	if (aa.key_next && !key_file)
+		return cli_bad_args(cli, "--key-file-next needs --key-file (the key in use)");
+	if (aa.insecure && key_file)
+		return cli_bad_args(cli, "--insecure and --key-file exclude each other");
+	if (!once && !key_file && !aa.insecure)
+		cli_msg(cli, "warning: no --key-file: any peer that reaches port %lu can make this host probe any address (--insecure: serve without a key, and without this warning)",
+			port);
 	if (key_file) {
 		size_t len;
 
 		rc = rck_key_load(key_file, key, sizeof(key), &len, err, sizeof(err));
+		if (!rc && aa.key_next) {
+			o.key_next = key_next;
+			rc = rck_key_load(aa.key_next, key_next, sizeof(key_next), &o.key_next_len, err,
+					  sizeof(err));
+		}
 		if (rc) {
+			memset(key, 0, sizeof(key));
 			cli_msg(cli, "%s", err);
 			return EXIT_FAIL;
 		}
@@ -174,6 +199,7 @@ int cmd_agent(struct cli *cli, int argc, char **argv)
 	o.port = (unsigned int)port;
 	rc = rck_agent_new(cli->ctx, &o, &a);
 	memset(key, 0, sizeof(key));
+	memset(key_next, 0, sizeof(key_next));
 	if (rc)
 		return cli_fail(cli, rc, "cannot listen");
 	running_agent = a;

@@ -359,11 +359,10 @@ static int run(struct cli *cli, struct pf_args *a)
 		}
 	}
 	v = rck_preflight_verdict(p);
-	if (a->report && (rc = rck_preflight_save(p, a->report))) {
-		cli_msg(cli, "cannot write --report '%s': %s", a->report, strerror(-rc));
-		rck_preflight_free(p);
-		return PF_ERROR;
-	}
+	/* The verdict stands whatever becomes of the report file. */
+	if (a->report && (rc = rck_preflight_save(p, a->report)))
+		cli_msg(cli, "cannot write --report '%s': %s (the verdict is printed all the same)", a->report,
+			strerror(-rc));
 	if (a->heatmap && heatmap_save(cli, rck_preflight_mesh(p), rck_preflight_report(p), a->heatmap)) {
 		rck_preflight_free(p);
 		return PF_ERROR;

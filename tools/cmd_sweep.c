@@ -1,14 +1,21 @@
 /* `rocecheck sweep`: this host's health for cron, timers, Slurm and
  * node-problem-detector, with hysteresis through a state file. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "commands.h"
 #include "sweep_probe.h"
+
+/* How long a run waits for another run holding the same state file. */
+#define LOCK_WAIT_MS 10000
+#define LOCK_SLICE_MS 20
 
 /* Exit codes of this command (rocecheck-sweep(8)): the NPD contract. */
 enum { SWEEP_HEALTHY = 0, SWEEP_DEGRADED = 1, SWEEP_UNKNOWN = 2 };
@@ -119,17 +126,69 @@ static int unknown(const struct cli *cli, const struct sweep_args *a, const char
 	return SWEEP_UNKNOWN;
 }
 
-static int load_state(struct cli *cli, const struct sweep_args *a, struct rck_sweep_state **st)
+/* The same when the library already said why on stderr: the NPD line only. */
+static int unknown_quiet(const struct sweep_args *a, const char *what)
+{
+	if (a->fmt == FMT_NPD)
+		printf("rocecheck: unknown: %.60s\n", what);
+	return SWEEP_UNKNOWN;
+}
+
+/* Runs that share a state file take turns: FILE.lock, flock()ed, held from
+ * reading the state to replacing it. 0, or -errno (-ETIMEDOUT: still
+ * held by another run after LOCK_WAIT_MS). */
+static int lock_state(const char *state, int *fd)
+{
+	char *path = malloc(strlen(state) + sizeof(".lock"));
+	struct timespec slice = { 0, LOCK_SLICE_MS * 1000000L };
+	int rc = 0;
+
+	if (!path)
+		return -ENOMEM;
+	sprintf(path, "%s.lock", state);
+	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
+	free(path);
+	if (*fd < 0)
+		return -errno;
+	for (int waited = 0; flock(*fd, LOCK_EX | LOCK_NB); waited += LOCK_SLICE_MS) {
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			rc = -errno;
+			break;
+		}
+		if (waited >= LOCK_WAIT_MS) {
+			rc = -ETIMEDOUT;
+			break;
+		}
+		nanosleep(&slice, NULL);
+	}
+	if (rc) {
+		close(*fd);
+		*fd = -1;
+	}
+	return rc;
+}
+
+static int load_state(struct cli *cli, const struct sweep_args *a, struct rck_sweep_state **st,
+		      int *lock_fd)
 {
 	int rc;
 
 	if (!a->state)
 		return 0;
+	rc = lock_state(a->state, lock_fd);
+	if (rc == -ETIMEDOUT)
+		return unknown(cli, a, "state file %s: another run held %s.lock for %d s; not run", a->state,
+			       a->state, LOCK_WAIT_MS / 1000);
+	if (rc)
+		return unknown(cli, a, "state file %s: cannot lock %s.lock: %s", a->state, a->state,
+			       strerror(-rc));
 	rc = rck_sweep_state_load(cli->ctx, a->state, st);
 	if (rc == -ENOENT)
 		rc = rck_sweep_state_new(st);
-	/* The library logged why a state file was refused. */
-	return rc ? unknown(cli, a, "cannot use state file %s: %s", a->state, strerror(-rc)) : 0;
+	if (rc == -ENOMEM)
+		return unknown(cli, a, "cannot use state file %s: %s", a->state, strerror(-rc));
+	/* The library said why a state file was refused, in one line. */
+	return rc ? unknown_quiet(a, "state file refused") : 0;
 }
 
 static int output(struct cli *cli, const struct sweep_args *a, const struct rck_sweep *s)
@@ -156,6 +215,7 @@ struct sweep_run {
 	struct sweep_probe *probes;
 	unsigned int n_probes;
 	char *boot_id;
+	int lock_fd;      /* the state's lock, held to the end; -1: none */
 };
 
 static int sweep(struct cli *cli, const struct sweep_args *a, struct sweep_run *r)
@@ -173,7 +233,7 @@ static int sweep(struct cli *cli, const struct sweep_args *a, struct sweep_run *
 		return unknown(cli, a, "cannot read the RDMA inventory: %s", strerror(-rc));
 	if ((rc = rck_snapshot_new(cli->ctx, r->inv, NULL, 0, &r->snap)))
 		return unknown(cli, a, "cannot read the counters: %s", strerror(-rc));
-	if ((rc = load_state(cli, a, &r->st)))
+	if ((rc = load_state(cli, a, &r->st, &r->lock_fd)))
 		return rc;
 	if (!gethostname(host, sizeof(host)))
 		host[sizeof(host) - 1] = '\0';
@@ -212,7 +272,7 @@ static int sweep(struct cli *cli, const struct sweep_args *a, struct sweep_run *
 int cmd_sweep(struct cli *cli, int argc, char **argv)
 {
 	struct sweep_args a = { 0 };
-	struct sweep_run r = { 0 };
+	struct sweep_run r = { .lock_fd = -1 };
 	int rc = cli_parse(cli, argc, argv, sweep_opt, &a);
 
 	if (rc != CLI_CONTINUE)
@@ -234,5 +294,7 @@ int cmd_sweep(struct cli *cli, int argc, char **argv)
 	rck_snapshot_free(r.snap);
 	rck_inventory_free(r.inv);
 	rck_thresholds_free(r.th);
+	if (r.lock_fd >= 0)
+		close(r.lock_fd);
 	return rc;
 }

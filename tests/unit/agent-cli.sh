@@ -158,5 +158,39 @@ rc=$?
 [ $rc -eq 2 ] && grep -q "invalid --dcb-file" "$tmp/df.err"
 check "agent --dcb-file missing: exit 2 ($rc: $(cat "$tmp/df.err"))" $?
 
+# Idle peers at the door, then SIGTERM: the agent ends within a second.
+p=$(free_port)
+"$rck" agent --listen "127.0.0.1:$p" --key-file "$tmp/key" 2>/dev/null &
+ag=$!
+pids+=($ag)
+p2=$(free_port)
+"$rck" agent --listen "127.0.0.1:$p2" --key-file "$tmp/key" 2>/dev/null &
+pids+=($!)
+sleep 0.3
+exec 7<>"/dev/tcp/127.0.0.1/$p" 8<>"/dev/tcp/127.0.0.1/$p" 9<>"/dev/tcp/127.0.0.1/$p"
+# A coordinator gets in past them.
+timeout 20 "$rck" -t 3000 mesh --hosts "127.0.0.1:$p,127.0.0.1:$p2" --transport tcp --iters 20 \
+	--key-file "$tmp/key" >"$tmp/door.txt" 2>&1
+rc=$?
+[ $rc -eq 0 ]
+check "three idle connections: the coordinator is served ($rc: $(tr '\n' ' ' <"$tmp/door.txt" | head -c 300))" $?
+t0=$(date +%s%N)
+kill -TERM "$ag"
+for _ in $(seq 40); do kill -0 "$ag" 2>/dev/null || break; sleep 0.05; done
+t1=$(date +%s%N)
+! kill -0 "$ag" 2>/dev/null && [ $(( (t1 - t0) / 1000000 )) -lt 1000 ]
+check "SIGTERM with peers waiting at the door: gone in $(( (t1 - t0) / 1000000 )) ms" $?
+exec 7>&- 8>&- 9>&-
+# No key: a warning that any peer can make the host probe; --insecure: none.
+p=$(free_port)
+timeout 1 "$rck" agent --listen "127.0.0.1:$p" 2>"$tmp/nokey.err"
+grep -q "warning: no --key-file: any peer" "$tmp/nokey.err"
+check "an agent without a key warns" $?
+timeout 1 "$rck" agent --listen "127.0.0.1:$p" --insecure 2>"$tmp/nokey.err"
+[ ! -s "$tmp/nokey.err" ]
+check "--insecure: no warning" $?
+"$rck" agent --key-file "$tmp/key" --key-file "$tmp/bad" --key-file "$tmp/key" >/dev/null 2>&1
+check "a third key is a usage error" $(( $? != 2 ))
+
 echo "$((n - fails)) passed, $fails failed"
 [ $fails -eq 0 ]

@@ -88,6 +88,32 @@ sw "$fix/bnxt" --state "$st" --hold 1/1 -j
 check "--hold 1/1" \
 	'[ $rc -eq 0 ] && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d[\"hold\"] != {\"k\":1,\"n\":1,\"runs\":1})" "$t/out"'
 
+# Runs sharing a state file take turns (FILE.lock): 10 pairs at once, 20 runs kept.
+cst="$t/shared.json"
+for i in $(seq 10); do
+	timeout -k 1 60 $wrap "$rck" --sysfs-root "$fix/bnxt" sweep --state "$cst" --hold 1/32 >/dev/null 2>&1 </dev/null &
+	timeout -k 1 60 $wrap "$rck" --sysfs-root "$fix/down" sweep --state "$cst" --hold 1/32 >/dev/null 2>&1 </dev/null &
+	wait
+done
+sw "$fix/bnxt" --state "$cst" --hold 1/32 -j
+check "concurrent runs: none lost (21 remembered)" \
+	'python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d[\"hold\"][\"runs\"] != 21)" "$t/out"'
+# A run that cannot get the lock in time says so, and leaves the state alone.
+if command -v flock >/dev/null; then
+	flock "$cst.lock" sleep 12 &
+	holder=$!
+	sleep 0.3
+	before=$(md5sum <"$cst")
+	timeout -k 1 30 $wrap "$rck" --sysfs-root "$fix/bnxt" sweep --state "$cst" --format npd >"$t/out" 2>"$t/err" </dev/null
+	rc=$?
+	check "state locked by another run: exit 2, said so, state untouched" \
+		'[ $rc -eq 2 ] && grep -q "held .*lock" "$t/err" && npd_ok && [ "$(md5sum <"$cst")" = "$before" ]'
+	kill "$holder" 2>/dev/null
+	wait "$holder" 2>/dev/null
+else
+	check "flock(1) for the lock test" false
+fi
+
 # A reboot: a copy of the tree with a recorded boot id that changes.
 cp -a "$fix/bnxt" "$t/tree"
 mkdir -p "$t/tree/rocecheck"
@@ -112,6 +138,12 @@ check "truncated state: exit 2, unknown line" \
 echo '{"version": 7, "time_ns": 1, "hold": {"k": 2, "n": 3}, "runs": [], "findings": []}' >"$t/v7.json"
 sw "$fix/bnxt" --state "$t/v7.json"
 check "other version: exit 2, named" '[ $rc -eq 2 ] && grep -q "v7.json" "$t/err"'
+echo '{"schema": "something.else/1", "version": 1, "time_ns": 1, "hold": {"k": 2, "n": 3}, "runs": [], "findings": []}' >"$t/other.json"
+sw "$fix/bnxt" --state "$t/other.json"
+check "another schema: exit 2, one line naming the schema" \
+	'[ $rc -eq 2 ] && [ "$(wc -l <"$t/err")" -eq 1 ] && grep -q "other.json.*schema" "$t/err"'
+sw "$fix/bnxt" --state "$t/trunc.json"
+check "a refused state: one line on stderr" '[ $rc -eq 2 ] && [ "$(wc -l <"$t/err")" -eq 1 ]'
 ln -s "$st" "$t/link.json"
 sw "$fix/bnxt" --state "$t/link.json"
 check "symlinked state: exit 2" '[ $rc -eq 2 ] && [ -L "$t/link.json" ]'

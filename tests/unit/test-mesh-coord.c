@@ -514,17 +514,18 @@ static void session(unsigned int port)
 	struct ag_msg m = { .type = AG_DESCRIBE };
 	size_t len;
 
-	assert_int_equal(wire_auth_client(fd, &ag_proto, (const uint8_t *)KEY, strlen(KEY),
-					  wire_now_ns() + 2000000000ull, err, sizeof(err)), 0);
-	assert_int_equal(ag_encode(&m, buf, sizeof(buf), &len), 0);
-	assert_int_equal(wire_send(fd, &ag_proto, AG_DESCRIBE, buf, len, wire_now_ns() + 1000000000ull), 0);
 	wire_frame_init(&f, &ag_proto);
+	assert_int_equal(wire_auth_client_sec(fd, &ag_proto, (const uint8_t *)KEY, strlen(KEY),
+					      wire_now_ns() + 2000000000ull, &f, err, sizeof(err)), 0);
+	assert_int_equal(ag_encode(&m, buf, sizeof(buf), &len), 0);
+	assert_int_equal(wire_send_sec(fd, &ag_proto, f.sec, AG_DESCRIBE, buf, len,
+				       wire_now_ns() + 1000000000ull), 0);
 	assert_int_equal(wire_recv(fd, &f, wire_now_ns() + 2000000000ull), 1);
 	assert_int_equal(f.h.type, AG_HOST);
-	wire_frame_free(&f);
 	m.type = AG_CLOSE;
 	assert_int_equal(ag_encode(&m, buf, sizeof(buf), &len), 0);
-	wire_send(fd, &ag_proto, AG_CLOSE, buf, len, wire_now_ns() + 1000000000ull);
+	wire_send_sec(fd, &ag_proto, f.sec, AG_CLOSE, buf, len, wire_now_ns() + 1000000000ull);
+	wire_frame_free(&f);
 	/* Wait for the agent to close its end, so sessions never overlap. */
 	recv(fd, buf, sizeof(buf), 0);
 	close(fd);

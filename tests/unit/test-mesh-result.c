@@ -351,6 +351,36 @@ static void test_recorded(void **state)
 	rck_ctx_free(ctx);
 }
 
+/* Names and reasons from a file never bring escape or bell bytes along. */
+static void test_load_escapes(void **state)
+{
+	const char *dir = getenv("ROCECHECK_FIXTURES");
+	char path[4096], *doc = NULL, *at, *evil;
+	struct rck_mesh *m;
+	struct rck_ctx *ctx;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(dir);
+	snprintf(path, sizeof(path), "%s/mesh/sample.json", dir);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_int_not_equal(getdelim(&doc, &len, '\0', f), -1);
+	fclose(f);
+	at = strstr(doc, "\"node01\"");
+	assert_non_null(at);
+	evil = malloc(strlen(doc) + 64);
+	sprintf(evil, "%.*s\"node\\u001b[31mX\\u0007\"%s", (int)(at - doc), doc, at + 8);
+	assert_int_equal(rck_ctx_new(&ctx), 0);
+	assert_int_equal(rck_mesh_load_buf(ctx, evil, strlen(evil), "evil", &m), 0);
+	assert_string_equal(rck_mesh_host_name(m, 0), "node?[31mX?");
+	rck_mesh_free(m);
+	rck_ctx_free(ctx);
+	free(evil);
+	free(doc);
+}
+
 /* NICs from recorded inventories: the mlx5 and rxe trees. */
 static void test_inventory(void **state)
 {
@@ -398,6 +428,7 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_recorded),
+		cmocka_unit_test(test_load_escapes),
 		cmocka_unit_test(test_inventory),
 		cmocka_unit_test(test_accessors),
 		cmocka_unit_test(test_round_trip),

@@ -156,6 +156,21 @@ static void test_key_file(void **state)
 	assert_non_null(strstr(err, "chmod 600"));
 	write_key(path, "short", 0600);
 	assert_int_equal(wire_key_load(path, key, &len, err, sizeof(err)), -EINVAL);
+	{
+		/* 1024 bytes of key, white space, then more: refused, never cut. */
+		char big[1200];
+
+		memset(big, 'k', sizeof(big) - 1);
+		big[sizeof(big) - 1] = '\0';
+		big[1024] = '\n';
+		big[1025] = '\n';
+		write_key(path, big, 0600);
+		assert_int_equal(wire_key_load(path, key, &len, err, sizeof(err)), -EINVAL);
+		big[1026] = '\0';
+		write_key(path, big, 0600);
+		assert_int_equal(wire_key_load(path, key, &len, err, sizeof(err)), 0);
+		assert_int_equal(len, 1024);
+	}
 	unlink(path);
 	assert_int_equal(wire_key_load(path, key, &len, err, sizeof(err)), -ENOENT);
 }

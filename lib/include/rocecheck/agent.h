@@ -50,6 +50,11 @@ struct rck_agent_opts {
 	 * (`rocedcb show -j` output or a rocedcb state file) instead of
 	 * reading the host's netdevs; NULL (default): read them. */
 	const char *dcb_file;
+	/** A second key accepted as well, while a fleet rolls from one key to
+	 * the next (key: the one in use, key_next: the new one, or the other
+	 * way round); NULL: none. Copied by rck_agent_new(). */
+	const uint8_t *key_next;
+	size_t key_next_len;
 };
 
 void rck_agent_opts_init(struct rck_agent_opts *o);
@@ -68,17 +73,24 @@ unsigned int rck_agent_port(const struct rck_agent *a);
 /**
  * Wait up to @wait_ms (-1: no limit) for a coordinator, authenticate it
  * (before anything else it sends is parsed) and serve its session to the
- * end: its CLOSE, its going away, malformed input (logged with the reason
- * at LOG_WARNING), or idle_s without a request. Meanwhile any further
- * connection gets an error saying the agent is busy. Returns 0 when a
- * session ran (whatever its end), -EACCES when the peer failed to
- * authenticate (logged), -ETIMEDOUT when nobody came, -EINTR after
- * rck_agent_stop(), -errno when the listener failed.
+ * end: its CLOSE, its going away, malformed input or a frame failing its
+ * integrity check (logged with the reason at LOG_WARNING), or idle_s
+ * without a request. Up to 64 connections authenticate at once, each
+ * within min(request_s, 5 s); silent ones never keep a coordinator out.
+ * With a key every frame after the handshake is sealed both ways. Meanwhile
+ * any further connection gets an error saying only "busy"; probe listeners
+ * still waiting for their client close when the session ends. Returns 0
+ * when a session ran (whatever its end), -EACCES when a peer failed to
+ * authenticate (logged; others keep waiting for the next call),
+ * -ETIMEDOUT when nobody came, -EINTR after rck_agent_stop(), -errno when
+ * the listener failed.
  */
 int rck_agent_serve(struct rck_agent *a, int wait_ms);
 
 /** Make a running or the next rck_agent_serve() return -EINTR soon (within
- * 100 ms). Async-signal-safe and thread-safe. */
+ * 100 ms between sessions; within a session once its running probes end,
+ * serves still waiting for a client within 100 ms). Async-signal-safe and
+ * thread-safe. */
 void rck_agent_stop(struct rck_agent *a);
 
 #ifdef __cplusplus
