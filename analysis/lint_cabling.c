@@ -90,16 +90,21 @@ static int rails(struct lc *l)
 		for (uint32_t i = 0; i < host->n; i++) {
 			const struct tp_cable *c = &t->cables[host->cables[i]];
 
-			if (c->nic && c->sw >= 0 && t->sw[c->sw].rail >= 0)
+			/* Rail NICs: on a rail switch, or on none (a rail NIC
+			 * that lost its link); a frontend NIC's switch has no rail. */
+			if (c->nic && (c->sw < 0 || t->sw[c->sw].rail >= 0))
 				ci[n++] = host->cables[i];
 		}
 		sort_t = t;
 		qsort(ci, n, sizeof(*ci), by_nic);
 		for (size_t i = 0; i < n; i++) {
 			const struct tp_cable *c = &t->cables[ci[i]];
-			int want = c->rail >= 0 ? c->rail : (int)i, got = t->sw[c->sw].rail;
+			int want = c->rail >= 0 ? c->rail : (int)i, got;
 			char why[600];
 
+			if (c->sw < 0)
+				continue;
+			got = t->sw[c->sw].rail;
 			if (want != got) {
 				struct rck_finding *f;
 
@@ -209,6 +214,13 @@ static void report_misplaced(struct lc *l, struct misplaced *m, size_t n)
 			}
 		if (o)
 			b = rail_cable(l, o->host, o->actual);
+		if (o && b && o->host < m[i].host) {
+			/* The pair named from its first host. */
+			const struct tp_cable *x = a;
+
+			a = b;
+			b = x;
+		}
 		if (o && b) {
 			o->paired = true;
 			snprintf(why, sizeof(why), "cables swapped on rail %u: %s %s is on %s port %s and %s %s on %s port %s; "

@@ -1,6 +1,5 @@
 /* Synthetic rail-optimised fabrics (see topo-synth.h): texts of the
  * topology file and topology.conf, and per-host LLDP neighbour records. */
-#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +42,7 @@ char *tsyn_json(const struct tsyn *f, const struct tsyn_cable *c, bool hosts, si
 				   "\"ports\":[", r, g, id, r);
 			for (unsigned int k = 0; k < f->spines; k++)
 				fprintf(m, "%s{\"name\":\"swp%u\",\"speed_gbps\":%g}", k ? "," : "", f->per_leaf + 1 + k,
-					f->gbps);
+					!k && (int)leafno == f->slow_uplink ? f->gbps / 2 : f->gbps);
 			for (size_t i = 0; hosts && i < (size_t)f->hosts * f->rails; i++)
 				if (c[i].rail == (int)r && c[i].group == g)
 					fprintf(m, ",{\"name\":\"swp%u\",\"speed_gbps\":%g}", c[i].slot, c[i].gbps);

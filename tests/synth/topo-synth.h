@@ -15,6 +15,7 @@
 struct tsyn {
 	unsigned int hosts, rails, per_leaf, spines;
 	double gbps;                   /* host and uplink port speed */
+	int slow_uplink;               /* leaf number whose uplink to spine0 runs at half, -1 none */
 };
 
 struct tsyn_cable {
