@@ -339,22 +339,21 @@ static void nic_label(const struct rck_topology *t, const struct tp_cable *c, ch
 	snprintf(buf, len, "%s %s", tp_host_name(t, c->host), c->nic ? c->nic : "(host)");
 }
 
-/* Put cable @ci on @sw/@port; a port another NIC holds is a conflict. */
+/* Put cable @ci on @sw/@port; a port another NIC holds is a conflict,
+ * and the NIC keeps the switch without the port (one NIC a port). */
 static int attach(struct rck_topology *t, uint32_t ci, int32_t sw, int32_t port)
 {
 	struct tp_cable *c = &t->cables[ci];
 	char a[320], b[320], pl[320];
 
 	c->sw = sw;
-	c->port = port;
 	if (port < 0)
 		return 0;
-	if (t->ports[port].cable == TP_NONE) {
+	if (t->ports[port].cable == TP_NONE || (uint32_t)t->ports[port].cable == ci) {
 		t->ports[port].cable = (int32_t)ci;
+		c->port = port;
 		return 0;
 	}
-	if ((uint32_t)t->ports[port].cable == ci)
-		return 0;
 	nic_label(t, &t->cables[t->ports[port].cable], a, sizeof(a));
 	nic_label(t, c, b, sizeof(b));
 	tp_port_label(t, sw, port, pl, sizeof(pl));
