@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../mesh/grow.h"
 #include "../topology/topo_int.h"
 #include "analysis_int.h"
 
@@ -59,19 +60,83 @@ static struct rck_finding *cable_finding(struct lc *l, const struct tp_cable *c,
 		      l->t->sw[c->sw].name, port_name(l->t, c->port), "%s", why);
 }
 
-static const struct rck_topology *sort_t;
-static int by_nic(const void *x, const void *y)
+static int by_nic(const void *x, const void *y, void *arg)
 {
-	return natcmp(sort_t->cables[*(const uint32_t *)x].nic, sort_t->cables[*(const uint32_t *)y].nic);
+	const struct rck_topology *t = arg;
+
+	return natcmp(t->cables[*(const uint32_t *)x].nic, t->cables[*(const uint32_t *)y].nic);
 }
 
-/* NIC r (its rail, else its place among the host's rail NICs) must reach
- * a rail-r switch. Fills l->leaf for NICs that do. */
+/* The rail most hosts' NICs of each name reach (at least 3 of them, more
+ * than half agreeing), by NIC name: a site's own naming of its rails wins
+ * over the place of a NIC in its host. @rail_of[name] gets it or -1. */
+static int name_rails(const struct lc *l, struct strset *names, int16_t **rail_of)
+{
+	const struct rck_topology *t = l->t;
+	uint32_t *votes = NULL;
+	size_t cap = 0;
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < t->n_cables; i++) {
+		const struct tp_cable *c = &t->cables[i];
+		unsigned int k;
+		char *name;
+
+		if (!c->nic || c->sw < 0 || t->sw[c->sw].rail < 0)
+			continue;
+		if (strset_find(names, c->nic, &k)) {
+			name = strdup(c->nic);
+			rc = name ? strset_add(names, name, &k) : -ENOMEM;
+			if (rc) {
+				free(name);
+				break;
+			}
+			if (mesh_grow((void **)&votes, &cap, (size_t)names->n * l->nrails, sizeof(*votes))) {
+				rc = -ENOMEM;
+				break;
+			}
+			memset(votes + (size_t)k * l->nrails, 0, l->nrails * sizeof(*votes));
+		}
+		votes[(size_t)k * l->nrails + (unsigned int)t->sw[c->sw].rail]++;
+	}
+	*rail_of = rc ? NULL : malloc((names->n + 1) * sizeof(**rail_of));
+	if (!rc && !*rail_of)
+		rc = -ENOMEM;
+	for (unsigned int k = 0; !rc && k < names->n; k++) {
+		uint32_t all = 0, best = 0;
+		int r = -1;
+
+		for (unsigned int x = 0; x < l->nrails; x++) {
+			uint32_t v = votes[(size_t)k * l->nrails + x];
+
+			all += v;
+			if (v > best) {
+				best = v;
+				r = (int)x;
+			}
+		}
+		(*rail_of)[k] = (int16_t)(all >= 3 && 2 * best > all ? r : -1);
+	}
+	free(votes);
+	return rc;
+}
+
+/* NIC r (its rail; else the rail most hosts give its name; else its place
+ * among the host's rail NICs) must reach a rail-r switch. Fills l->leaf
+ * for NICs that do. */
 static int rails(struct lc *l)
 {
 	const struct rck_topology *t = l->t;
+	struct strset names = { 0 };
+	int16_t *rail_of = NULL;
 	uint32_t *ci = NULL;
 	size_t cap = 0;
+	int rc = name_rails(l, &names, &rail_of);
+
+	if (rc) {
+		strset_free(&names);
+		return rc;
+	}
 
 	for (uint32_t h = 0; h < t->host_names.n; h++) {
 		const struct tp_host *host = &t->hosts[h];
@@ -81,8 +146,8 @@ static int rails(struct lc *l)
 			uint32_t *m = realloc(ci, host->n * sizeof(*ci));
 
 			if (!m) {
-				free(ci);
-				return -ENOMEM;
+				rc = -ENOMEM;
+				break;
 			}
 			ci = m;
 			cap = host->n;
@@ -95,21 +160,29 @@ static int rails(struct lc *l)
 			if (c->nic && (c->sw < 0 || t->sw[c->sw].rail >= 0))
 				ci[n++] = host->cables[i];
 		}
-		sort_t = t;
-		qsort(ci, n, sizeof(*ci), by_nic);
+		qsort_r(ci, n, sizeof(*ci), by_nic, (void *)t);
 		for (size_t i = 0; i < n; i++) {
 			const struct tp_cable *c = &t->cables[ci[i]];
-			int want = c->rail >= 0 ? c->rail : (int)i, got;
+			int want = c->rail, got;
+			const char *by = "";
+			unsigned int k;
 			char why[600];
 
 			if (c->sw < 0)
 				continue;
+			if (want < 0 && !strset_find(&names, c->nic, &k) && rail_of[k] >= 0) {
+				want = rail_of[k];
+				by = " (as on most hosts)";
+			} else if (want < 0) {
+				want = (int)i;
+				by = " (by its place)";
+			}
 			got = t->sw[c->sw].rail;
 			if (want != got) {
 				struct rck_finding *f;
 
 				snprintf(why, sizeof(why), "rails crossed: NIC %s is rail %d%s but is cabled to %s port %s, a rail-%d switch",
-					 c->nic, want, c->rail >= 0 ? "" : " (by its place)", t->sw[c->sw].name,
+					 c->nic, want, by, t->sw[c->sw].name,
 					 port_name(t, c->port), got);
 				f = cable_finding(l, c, RCK_FINDING_RAIL_CROSSED, RCK_SEVERITY_DEGRADED, why);
 				if (f) {
@@ -125,7 +198,9 @@ static int rails(struct lc *l)
 		}
 	}
 	free(ci);
-	return 0;
+	free(rail_of);
+	strset_free(&names);
+	return rc;
 }
 
 /* The value most of @v hold (more than half of the known ones, at least

@@ -95,6 +95,31 @@ static void rails_crossed(void **state)
 	free(c);
 }
 
+/* A site whose mlx5_0 is rail 1 and mlx5_1 rail 0 on every host: that is
+ * its naming, not a fault; the one host wired by place is the odd one. */
+static void site_naming(void **state)
+{
+	struct tsyn_cable *c = tsyn_cables(&small);
+	struct rck_report *r;
+
+	(void)state;
+	for (unsigned int h = 0; h < small.hosts; h++) {
+		c[h * 4 + 0].rail = 1;
+		c[h * 4 + 1].rail = 0;
+	}
+	r = lint_json(&small, c);
+	only(r, RCK_FINDING_RAIL_CROSSED, 0);
+	rck_report_free(r);
+	c[17 * 4 + 0].rail = 0;
+	c[17 * 4 + 1].rail = 1;
+	r = lint_json(&small, c);
+	only(r, RCK_FINDING_RAIL_CROSSED, 2);
+	names(r, 0, "h00017", "mlx5_0/1", "leaf-r0-g2", "swp2");
+	assert_non_null(strstr(rck_finding_reason(rck_report_finding(r, 0)), "rail 1 (as on most hosts)"));
+	rck_report_free(r);
+	free(c);
+}
+
 static void cables_swapped(void **state)
 {
 	struct tsyn_cable *c = tsyn_cables(&small);
@@ -257,6 +282,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(clean),
 		cmocka_unit_test(rails_crossed),
+		cmocka_unit_test(site_naming),
 		cmocka_unit_test(cables_swapped),
 		cmocka_unit_test(nic_no_switch),
 		cmocka_unit_test(port_speed),
