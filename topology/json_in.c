@@ -275,7 +275,14 @@ static int port_of(struct rck_topology *t, uint32_t sw, const char *name, int32_
 	return rc;
 }
 
-static int merge_switch(struct rck_topology *t, json_t *s, uint16_t src)
+/* A switch the file names elsewhere is declared unless its own entry
+ * says "declared": false (a written model's switch heard only by LLDP). */
+static bool declares(json_t *listed, const char *name)
+{
+	return !json_is_false(json_object_get(listed, name));
+}
+
+static int merge_switch(struct rck_topology *t, json_t *s, json_t *listed, uint16_t src)
 {
 	json_t *v = json_object_get(s, "declared"), *p;
 	enum rck_switch_tier tier = RCK_SWITCH_TIER_UNKNOWN;
@@ -304,7 +311,7 @@ static int merge_switch(struct rck_topology *t, json_t *s, uint16_t src)
 	}
 	json_array_foreach(json_object_get(s, "uplinks"), k, p) {
 		if (!rc)
-			rc = tp_switch(t, sget(p, "switch"), true, &up);
+			rc = tp_switch(t, sget(p, "switch"), declares(listed, sget(p, "switch")), &up);
 		if (!rc)
 			rc = port_of(t, sw, sget(p, "port"), &lp);
 		if (!rc)
@@ -315,7 +322,7 @@ static int merge_switch(struct rck_topology *t, json_t *s, uint16_t src)
 	return rc;
 }
 
-static int merge_host(struct rck_topology *t, json_t *h, uint16_t src)
+static int merge_host(struct rck_topology *t, json_t *h, json_t *listed, uint16_t src)
 {
 	const char *name = sget(h, "name");
 	json_t *n;
@@ -327,7 +334,7 @@ static int merge_host(struct rck_topology *t, json_t *h, uint16_t src)
 		uint32_t sw;
 
 		if (!rc)
-			rc = tp_switch(t, json_string_value(n), true, &sw);
+			rc = tp_switch(t, json_string_value(n), declares(listed, json_string_value(n)), &sw);
 		c.sw = (int32_t)sw;
 		if (!rc)
 			rc = tp_cable(t, &c);
@@ -338,7 +345,7 @@ static int merge_host(struct rck_topology *t, json_t *h, uint16_t src)
 		uint32_t sw;
 
 		if (!rc && sget(n, "switch")) {
-			rc = tp_switch(t, sget(n, "switch"), true, &sw);
+			rc = tp_switch(t, sget(n, "switch"), declares(listed, sget(n, "switch")), &sw);
 			c.sw = (int32_t)sw;
 			if (!rc)
 				rc = port_of(t, sw, sget(n, "port"), &c.port);
@@ -354,7 +361,7 @@ RCK_EXPORT int rck_topology_add_json(struct rck_topology *t, const char *text, s
 {
 	struct js j = { .name = name ? name : "topology file", .err = err, .errlen = errlen };
 	json_error_t je;
-	json_t *doc, *v;
+	json_t *doc, *v, *listed = NULL;
 	uint16_t src;
 	size_t i;
 	int rc;
@@ -370,12 +377,19 @@ RCK_EXPORT int rck_topology_add_json(struct rck_topology *t, const char *text, s
 	strset_free(&j.seen);
 	if (!rc)
 		rc = tp_source(t, j.name, &src);
+	if (!rc && !(listed = json_object()))
+		rc = -ENOMEM;
+	json_array_foreach(json_object_get(doc, "switches"), i, v)
+		if (!rc && json_object_set(listed, sget(v, "name"), json_is_false(json_object_get(v, "declared")) ?
+					   json_false() : json_true()))
+			rc = -ENOMEM;
 	json_array_foreach(json_object_get(doc, "switches"), i, v)
 		if (!rc)
-			rc = merge_switch(t, v, src);
+			rc = merge_switch(t, v, listed, src);
 	json_array_foreach(json_object_get(doc, "hosts"), i, v)
 		if (!rc)
-			rc = merge_host(t, v, src);
+			rc = merge_host(t, v, listed, src);
+	json_decref(listed);
 	if (!rc)
 		rc = tp_check_hosts(t);
 	json_decref(doc);

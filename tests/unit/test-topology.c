@@ -265,6 +265,9 @@ static void json_errors(void **state)
 static void json_roundtrip(void **state)
 {
 	struct rck_topology *t = fresh(), *b = fresh();
+	const struct rck_topology_neighbour heard = { .size = sizeof(heard), .host = "node09", .nic = "eth0",
+						      .system_name = "mgmt-sw", .port_id = "ge-0/0/9" };
+	struct rck_report *r = NULL;
 	char err[256] = "", *buf = NULL;
 	size_t len = 0;
 	FILE *m;
@@ -272,6 +275,8 @@ static void json_roundtrip(void **state)
 	(void)state;
 	assert_int_equal(rck_topology_load_json(t, fixture("rails.json"), err, sizeof(err)), 0);
 	assert_int_equal(rck_topology_load_slurm(t, fixture("slurm-rails.conf"), err, sizeof(err)), 0);
+	/* A switch only LLDP names stays so. */
+	assert_int_equal(rck_topology_add_neighbours(t, "lldp", &heard, 1), 0);
 	m = open_memstream(&buf, &len);
 	assert_non_null(m);
 	assert_int_equal(rck_topology_write(t, NULL, m, RCK_FORMAT_JSON), 0);
@@ -282,6 +287,10 @@ static void json_roundtrip(void **state)
 	assert_int_equal(rck_topology_cable_count(b), rck_topology_cable_count(t));
 	assert_int_equal(rck_topology_uplink_count(b), rck_topology_uplink_count(t));
 	assert_int_equal(rck_topology_conflict_count(b), 0);
+	assert_int_equal(rck_topology_lint(b, &r), 0);
+	assert_int_equal(rck_report_finding_count(r), 1);
+	assert_int_equal(rck_report_code_count(r, RCK_FINDING_NIC_NO_SWITCH), 1);
+	rck_report_free(r);
 	free(buf);
 	rck_topology_free(t);
 	rck_topology_free(b);
