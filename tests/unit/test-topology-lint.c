@@ -195,6 +195,30 @@ static void port_speed(void **state)
 	free(c);
 }
 
+/* A NIC's rail given in the file is the one it must reach. */
+static void explicit_rails(void **state)
+{
+	static const char text[] =
+		"{\"schema\":\"rocecheck.topology/1\",\"switches\":[{\"name\":\"r0\",\"rail\":0},{\"name\":\"r1\",\"rail\":1}],"
+		"\"hosts\":[{\"name\":\"h1\",\"nics\":[{\"nic\":\"ethA\",\"rail\":1,\"switch\":\"r1\",\"port\":\"1\"},"
+		"{\"nic\":\"ethB\",\"rail\":0,\"switch\":\"r0\",\"port\":\"1\"}]},"
+		"{\"name\":\"h2\",\"nics\":[{\"nic\":\"ethA\",\"rail\":1,\"switch\":\"r0\",\"port\":\"2\"},"
+		"{\"nic\":\"ethB\",\"rail\":0,\"switch\":\"r1\",\"port\":\"2\"}]}]}";
+	struct rck_topology *t;
+	struct rck_report *r;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(rck_topology_new(&t), 0);
+	assert_int_equal(rck_topology_add_json(t, text, strlen(text), "x", err, sizeof(err)), 0);
+	assert_int_equal(rck_topology_lint(t, &r), 0);
+	only(r, RCK_FINDING_RAIL_CROSSED, 2);
+	names(r, 0, "h2", "ethA", "r0", "2");
+	names(r, 1, "h2", "ethB", "r1", "2");
+	rck_report_free(r);
+	rck_topology_free(t);
+}
+
 /* Without rails known, nothing is judged by rail. */
 static void no_rails(void **state)
 {
@@ -286,6 +310,7 @@ int main(void)
 		cmocka_unit_test(cables_swapped),
 		cmocka_unit_test(nic_no_switch),
 		cmocka_unit_test(port_speed),
+		cmocka_unit_test(explicit_rails),
 		cmocka_unit_test(no_rails),
 		cmocka_unit_test(scale),
 	};
