@@ -160,7 +160,8 @@ static int rails(struct lc *l)
 			if (c->nic && (c->sw < 0 || t->sw[c->sw].rail >= 0))
 				ci[n++] = host->cables[i];
 		}
-		qsort_r(ci, n, sizeof(*ci), by_nic, (void *)t);
+		if (n)
+			qsort_r(ci, n, sizeof(*ci), by_nic, (void *)t);
 		for (size_t i = 0; i < n; i++) {
 			const struct tp_cable *c = &t->cables[ci[i]];
 			int want = c->rail, got;
@@ -262,7 +263,8 @@ static void report_misplaced(struct lc *l, struct misplaced *m, size_t n)
 {
 	const struct rck_topology *t = l->t;
 
-	qsort(m, n, sizeof(*m), mp_cmp);
+	if (n)
+		qsort(m, n, sizeof(*m), mp_cmp);
 	for (size_t i = 0; i < n; i++) {
 		const struct tp_cable *a = rail_cable(l, m[i].host, m[i].actual), *b = NULL;
 		struct misplaced key = { .rail = m[i].rail, .actual = m[i].expected, .expected = m[i].actual };
