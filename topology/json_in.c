@@ -286,7 +286,7 @@ static int merge_switch(struct rck_topology *t, json_t *s, json_t *listed, uint1
 {
 	json_t *v = json_object_get(s, "declared"), *p;
 	enum rck_switch_tier tier = RCK_SWITCH_TIER_UNKNOWN;
-	uint32_t sw, up, pi;
+	uint32_t sw = 0, up = 0, pi = 0;
 	int32_t lp, upp;
 	size_t k;
 	int rc;
@@ -331,10 +331,11 @@ static int merge_host(struct rck_topology *t, json_t *h, json_t *listed, uint16_
 
 	json_array_foreach(json_object_get(h, "switches"), k, n) {
 		struct tp_cabling c = { .host = name, .port = TP_NONE, .rail = TP_NONE, .src = src };
-		uint32_t sw;
+		uint32_t sw = 0;
 
-		if (!rc)
-			rc = tp_switch(t, json_string_value(n), declares(listed, json_string_value(n)), &sw);
+		if (rc)
+			break;
+		rc = tp_switch(t, json_string_value(n), declares(listed, json_string_value(n)), &sw);
 		c.sw = (int32_t)sw;
 		if (!rc)
 			rc = tp_cable(t, &c);
@@ -342,7 +343,7 @@ static int merge_host(struct rck_topology *t, json_t *h, json_t *listed, uint16_
 	json_array_foreach(json_object_get(h, "nics"), k, n) {
 		struct tp_cabling c = { .host = name, .nic = sget(n, "nic"), .netdev = sget(n, "netdev"),
 					.sw = TP_NONE, .port = TP_NONE, .rail = iget(n, "rail"), .src = src };
-		uint32_t sw;
+		uint32_t sw = 0;
 
 		if (!rc && sget(n, "switch")) {
 			rc = tp_switch(t, sget(n, "switch"), declares(listed, sget(n, "switch")), &sw);

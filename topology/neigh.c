@@ -17,7 +17,7 @@ static int neighbour(struct rck_topology *t, const struct rck_topology_neighbour
 				.rail = TP_NONE, .src = src };
 	const char *swname = r->system_name && *r->system_name ? r->system_name : r->chassis_id;
 	const char *pname = r->port_id;
-	uint32_t sw, port;
+	uint32_t sw = 0, port = 0;
 	int rc;
 
 	if ((r->port_id_subtype == PORT_ID_MAC || r->port_id_subtype == PORT_ID_ADDR || !pname || !*pname) &&
