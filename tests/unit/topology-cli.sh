@@ -2,6 +2,8 @@
 # rocecheck topology's command line (rocecheck-topology(8)): usage errors,
 # unreadable and malformed sources named on one line (exit 2), a clean
 # fabric (exit 0), lint findings and conflicts (exit 1), text and JSON.
+# $wrap is a command and its options: split on purpose.
+# shellcheck disable=SC2086
 set -u
 rck=${ROCECHECK:?ROCECHECK not set}
 # Under `meson test --setup valgrind` the tool runs under valgrind.
