@@ -33,9 +33,7 @@ RCK_EXPORT void rck_topology_free(struct rck_topology *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 0; i < t->n_srcs; i++)
-		free(t->srcs[i]);
-	free(t->srcs);
+	strset_free(&t->src_names);
 	for (size_t i = 0; i < t->n_sw; i++)
 		free(t->sw[i].chassis);
 	free(t->sw);
@@ -69,15 +67,27 @@ RCK_EXPORT void rck_topology_free(struct rck_topology *t)
 
 int tp_source(struct rck_topology *t, const char *name, uint16_t *src)
 {
+	unsigned int i;
 	char *s;
+	int rc;
 
-	if (t->n_srcs >= UINT16_MAX || GROW(t->srcs, t->cap_srcs, t->n_srcs + 1))
+	if (!strset_find(&t->src_names, name, &i)) {
+		*src = (uint16_t)i;
+		return 0;
+	}
+	if (t->src_names.n >= UINT16_MAX)
 		return -ENOMEM;
 	s = strdup(name);
 	if (!s)
 		return -ENOMEM;
-	t->srcs[t->n_srcs] = s;
-	*src = (uint16_t)t->n_srcs++;
+	rc = strset_add(&t->src_names, s, &i);
+	if (rc) {
+		free(s);
+		return rc;
+	}
+	t->srcs = t->src_names.names;
+	t->n_srcs = t->src_names.n;
+	*src = (uint16_t)i;
 	return 0;
 }
 

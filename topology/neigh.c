@@ -1,6 +1,7 @@
 /* LLDP neighbours of host NICs (an agent's decoded frames, lldpd's table)
  * into the model: the switch by chassis ID or system name, its port. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rocecheck/dcb.h"
@@ -66,16 +67,34 @@ RCK_EXPORT int rck_topology_add_neighbours(struct rck_topology *t, const char *s
 	return rc ? rc : tp_check_hosts(t);
 }
 
-RCK_EXPORT int rck_topology_add_lldp(struct rck_topology *t, const char *source, const char *host,
-				     const char *nic, const struct rck_lldp *frame)
+RCK_EXPORT int rck_topology_add_lldp(struct rck_topology *t, const char *source,
+				     const struct rck_topology_lldp *recs, size_t n)
 {
-	struct rck_topology_neighbour r = { .size = sizeof(r), .host = host, .nic = nic };
+	struct rck_topology_neighbour *nb;
+	int rc;
 
-	if (frame) {
-		r.chassis_id = rck_lldp_chassis_id(frame, NULL);
-		r.port_id = rck_lldp_port_id(frame, &r.port_id_subtype);
-		r.system_name = rck_lldp_system_name(frame);
-		r.port_description = rck_lldp_port_description(frame);
+	if (!t || !source || (!recs && n))
+		return -EINVAL;
+	nb = calloc(n ? n : 1, sizeof(*nb));
+	if (!nb)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct rck_lldp *f = recs[i].frame;
+
+		if (recs[i].size < sizeof(*recs)) {
+			free(nb);
+			return -EINVAL;
+		}
+		nb[i] = (struct rck_topology_neighbour){ .size = sizeof(*nb), .host = recs[i].host,
+							 .nic = recs[i].nic };
+		if (f) {
+			nb[i].chassis_id = rck_lldp_chassis_id(f, NULL);
+			nb[i].port_id = rck_lldp_port_id(f, &nb[i].port_id_subtype);
+			nb[i].system_name = rck_lldp_system_name(f);
+			nb[i].port_description = rck_lldp_port_description(f);
+		}
 	}
-	return rck_topology_add_neighbours(t, source, &r, 1);
+	rc = rck_topology_add_neighbours(t, source, nb, n);
+	free(nb);
+	return rc;
 }

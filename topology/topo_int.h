@@ -62,8 +62,9 @@ struct tp_host {
 };
 
 struct rck_topology {
-	char **srcs;               /* source names, index = source number */
-	size_t n_srcs, cap_srcs;
+	struct strset src_names;   /* source names, index = source number */
+	char **srcs;               /* src_names.names: one name, one source */
+	size_t n_srcs;
 	struct strset sw_names, chassis;   /* chassis: "id", parallel chassis_sw */
 	uint32_t *chassis_sw;
 	size_t cap_chassis_sw;
@@ -91,7 +92,8 @@ struct rck_topology {
 	size_t n_dirty, cap_dirty;
 };
 
-/* A new source name (copied); its number in *src. 0 or -ENOMEM. */
+/* The source named @name (copied when new; one name is one source); its
+ * number in *src. 0 or -ENOMEM. */
 int tp_source(struct rck_topology *t, const char *name, uint16_t *src);
 /* Record a conflict between sources @a and @b. 0 or -ENOMEM. */
 int tp_conflict(struct rck_topology *t, uint16_t a, uint16_t b, const char *fmt, ...) RCK_PRINTF(4, 5);

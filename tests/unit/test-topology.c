@@ -358,9 +358,22 @@ static void neighbours(void **state)
 	assert_int_equal(cable(t, "node09", "mlx5_1/1", NULL).sw, -1);
 	/* A decoded frame: chassis 02:00:00:00:0b:00 is leaf-r0-b. */
 	assert_int_equal(rck_lldp_decode(frame, lldp_frame(frame, "swp4", "r0b"), &l), 0);
-	assert_int_equal(rck_topology_add_lldp(t, "frame", "node08", "mlx5_0/1", l), 0);
+	{
+		const struct rck_topology_lldp fr[] = {
+			{ .size = sizeof(fr[0]), .host = "node08", .nic = "mlx5_0/1", .frame = l },
+			{ .size = sizeof(fr[0]), .host = "node10", .nic = "mlx5_0/1", .frame = NULL },
+		};
+		struct rck_topology_lldp small = fr[0];
+
+		small.size = 4;
+		assert_int_equal(rck_topology_add_lldp(t, "frame", &small, 1), -EINVAL);
+		assert_int_equal(rck_topology_add_lldp(t, "frame", fr, 2), 0);
+	}
 	rck_lldp_free(l);
-	assert_int_equal(rck_topology_add_lldp(t, "frame", "node10", "mlx5_0/1", NULL), 0);
+	c = cable(t, "node08", "mlx5_0/1", NULL);
+	assert_string_equal(rck_topology_switch_name(t, (unsigned int)c.sw), "leaf-r0-b");
+	assert_string_equal(port_name(t, c.port), "swp4");
+	assert_non_null(strstr(c.source, "/rails.json"));
 	assert_int_equal(rck_topology_conflict_count(t), 0);
 	/* The lint: node09's NIC on a switch only LLDP names, its other NIC
 	 * and node10's on none. */

@@ -111,15 +111,27 @@ struct rck_topology_neighbour {
 
 /**
  * Merge @n neighbour records, @source naming them in conflicts ("lldp",
- * "lldp:host1"). Returns 0, -EINVAL (NULL source, a record without host or
+ * "lldp:host1"; calls with the same name are one source). Returns 0, -EINVAL (NULL source, a record without host or
  * NIC, @size too small), -ENOMEM.
  */
 int rck_topology_add_neighbours(struct rck_topology *t, const char *source,
 				const struct rck_topology_neighbour *recs, size_t n);
-/** One decoded LLDP frame (rocecheck/dcb.h; NULL: nothing heard) as the
- * neighbour of @host's @nic. Returns as rck_topology_add_neighbours(). */
-int rck_topology_add_lldp(struct rck_topology *t, const char *source, const char *host,
-			  const char *nic, const struct rck_lldp *frame);
+/**
+ * A host NIC and the LLDP frame its agent heard there, decoded by
+ * rck_lldp_decode() or read from lldpad (rocecheck/dcb.h); @frame NULL:
+ * nothing heard. Set @size to sizeof(struct rck_topology_lldp).
+ */
+struct rck_topology_lldp {
+	size_t size;
+	const char *host;
+	const char *nic;
+	const struct rck_lldp *frame;
+};
+/** Merge @n such records as neighbours (chassis ID, port ID and its
+ * subtype, system name, port description). Returns as
+ * rck_topology_add_neighbours(). */
+int rck_topology_add_lldp(struct rck_topology *t, const char *source,
+			  const struct rck_topology_lldp *recs, size_t n);
 /**
  * This host's neighbours from the local lldpd (liblldpctl), every
  * interface lldpd watches, named @host; the source is "lldpd:HOST". An
