@@ -33,6 +33,11 @@ static const char *const code_names[RCK_FINDING_CODE_COUNT] = {
 	[RCK_FINDING_PORT_MISSING] = "port_missing",
 	[RCK_FINDING_COUNTER_RESET] = "counter_reset",
 	[RCK_FINDING_DCB_UNSUPPORTED] = "dcb_unsupported",
+	[RCK_FINDING_RAIL_CROSSED] = "rail_crossed",
+	[RCK_FINDING_CABLE_SWAPPED] = "cable_swapped",
+	[RCK_FINDING_NIC_NO_SWITCH] = "nic_no_switch",
+	[RCK_FINDING_SWITCH_PORT_SPEED] = "switch_port_speed",
+	[RCK_FINDING_TOPOLOGY_CONFLICT] = "topology_conflict",
 };
 
 RCK_EXPORT const char *rck_finding_code_name(enum rck_finding_code code)

@@ -12,6 +12,7 @@ extern const struct cli_opt agent_opts[];
 extern const struct cli_opt mesh_opts[];
 extern const struct cli_opt preflight_opts[];
 extern const struct cli_opt sweep_opts[];
+extern const struct cli_opt topology_opts[];
 
 int cmd_devices(struct cli *cli, int argc, char **argv);
 int cmd_counters(struct cli *cli, int argc, char **argv);
@@ -20,5 +21,6 @@ int cmd_agent(struct cli *cli, int argc, char **argv);
 int cmd_mesh(struct cli *cli, int argc, char **argv);
 int cmd_preflight(struct cli *cli, int argc, char **argv);
 int cmd_sweep(struct cli *cli, int argc, char **argv);
+int cmd_topology(struct cli *cli, int argc, char **argv);
 
 #endif

@@ -16,6 +16,9 @@ static const struct cli_cmd commands[] = {
 	  "judge a fabric before a job: sweep, retests, verdict (exit 0/1/2)", preflight_opts, .json = true },
 	{ "sweep", cmd_sweep, "", "this host's health for cron, Slurm and node-problem-detector",
 	  sweep_opts, .json = true },
+	{ "topology", cmd_topology, "--topology FILE | --slurm-topology FILE | --lldp",
+	  "switches, cables and uplinks from the sources, and the cabling lint (exit 0/1/2)",
+	  topology_opts, .json = true },
 	{ "help", cli_cmd_help, "[COMMAND]", "the usage, or a command's usage", NULL, .no_ctx = true },
 	{ 0 }
 };

@@ -185,6 +185,19 @@ def mesh_plan():
 
 # schema file -> the outputs that must validate against it. A new -j
 # output adds its schema file and one line here.
+def topology():
+    fix = os.path.join(os.environ["ROCECHECK_FIXTURES"], "topology")
+    for f in sorted(os.listdir(fix)):
+        path = os.path.join(fix, f)
+        if f.endswith(".json") and not f.startswith("bad-"):
+            yield f"topology --topology {f}", run(["-j", "topology", "--topology", path], ok=(0, 1))
+            # A file the schema describes is one the reader takes, and back.
+            with open(path) as fh:
+                yield f"topology file {f}", fh.read()
+        elif f.endswith(".conf") and not f.startswith("bad-"):
+            yield f"topology --slurm-topology {f}", run(["-j", "topology", "--slurm-topology", path], ok=(0, 1))
+
+
 OUTPUTS = {
     "devices.schema.json": devices,
     "links.schema.json": links,
@@ -197,6 +210,7 @@ OUTPUTS = {
     "analysis.schema.json": analysis,
     "preflight.schema.json": preflight,
     "sweep.schema.json": sweep,
+    "topology.schema.json": topology,
 
 
     "rocedcb.schema.json": rocedcb,

@@ -60,6 +60,13 @@ enum rck_finding_code {
 	RCK_FINDING_PORT_MISSING,           /**< a probed NIC is not in its host's inventory */
 	RCK_FINDING_COUNTER_RESET,          /**< a counter went backwards: reset or reboot */
 	RCK_FINDING_DCB_UNSUPPORTED,        /**< a port's driver lacks a DCB feature others have, or DCB unread */
+	/* cabling lint (rocecheck/topology.h): a LINK is a cable, host NIC (or
+	 * lower switch and port) -> switch and port */
+	RCK_FINDING_RAIL_CROSSED,           /**< NIC r cabled to a switch of another rail */
+	RCK_FINDING_CABLE_SWAPPED,          /**< a NIC in another leaf than its other rails say */
+	RCK_FINDING_NIC_NO_SWITCH,          /**< a NIC on no switch Slurm or the topology file knows */
+	RCK_FINDING_SWITCH_PORT_SPEED,      /**< a switch port slower or faster than its peers */
+	RCK_FINDING_TOPOLOGY_CONFLICT,      /**< topology sources disagree */
 	RCK_FINDING_CODE_COUNT
 };
 
