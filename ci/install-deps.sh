@@ -62,5 +62,16 @@ if [ ${#missing[@]} -gt 0 ]; then
   # wireshark-common asks whether non-root users may capture: no.
   echo "wireshark-common wireshark-common/install-setuid boolean false" | $SUDO debconf-set-selections
   $SUDO apt-get update -q
-  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+  # Daemons among the packages (lldpd, lldpad, slurmctld, munge) must not
+  # start on the runner: tests start their own in private namespaces, and
+  # an lldpd left running would send LLDP frames on the runner's links.
+  policy=/usr/sbin/policy-rc.d
+  added_policy=0
+  if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' | $SUDO tee "$policy" >/dev/null && $SUDO chmod 755 "$policy" && added_policy=1
+  fi
+  rc=0
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" || rc=$?
+  [ $added_policy -eq 1 ] && $SUDO rm -f "$policy"
+  [ $rc -eq 0 ] || exit $rc
 fi
