@@ -16,5 +16,6 @@
 #include <rocecheck/preflight.h>
 #include <rocecheck/heatmap.h>
 #include <rocecheck/sweep.h>
+#include <rocecheck/pcie.h>
 
 #endif
