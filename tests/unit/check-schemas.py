@@ -41,6 +41,13 @@ def links():
         yield f"devices --brief {t}", sysfs(t, "-j", "devices", "--brief")
 
 
+def topo():
+    pci = os.path.join(os.environ["ROCECHECK_FIXTURES"], "pci")
+    for t in sorted(os.listdir(pci)):
+        if os.path.isdir(os.path.join(pci, t, "sys")):
+            yield f"devices --topo {t}", run(["--sysfs-root", os.path.join(pci, t, "sys"), "-j", "devices", "--topo"])
+
+
 def counters():
     for t in TREES:
         yield f"counters {t}", sysfs(t, "-j", "counters")
@@ -180,6 +187,7 @@ def rocedcb():
 OUTPUTS = {
     "devices.schema.json": devices,
     "links.schema.json": links,
+    "topo.schema.json": topo,
     "probe.schema.json": probe,
     "counters.schema.json": counters,
     "counters-delta.schema.json": counters_delta,
