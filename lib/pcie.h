@@ -71,6 +71,8 @@ struct pcie_owner {
 int pcie_rdma_owners(const char *sysdir, struct pcie_owner **out, unsigned int *n);
 /* True for vendors whose functions exist only under a hypervisor (virtio, Hyper-V, VMware, Xen). */
 bool pcie_virtual_vendor(uint16_t vendor);
+/* Nearest relation of endpoint @g to any NIC; RCK_PCIE_REL_COUNT without NICs. */
+enum rck_pcie_rel pcie_best(const struct rck_pcie *p, unsigned int g);
 /* Count of the bridges, index of their lowest common one (-1 none). */
 int pcie_common_bridge(const struct rck_pcie *p, int a, int b, unsigned int *switches);
 

@@ -38,7 +38,7 @@ static bool truthy(const char *v)
 enum rck_iommu_mode pcie_parse_cmdline(const char *cmdline)
 {
 	enum rck_iommu_mode mode = RCK_IOMMU_UNKNOWN;
-	bool off = false;
+	bool off = false, hw_off = false; /* iommu=off; intel_iommu=off or amd_iommu=off */
 	char tok[256];
 
 	for (const char *p = cmdline; p && *p;) {
@@ -77,15 +77,15 @@ enum rck_iommu_mode pcie_parse_cmdline(const char *cmdline)
 			mode = truthy(val) ? RCK_IOMMU_PASSTHROUGH : RCK_IOMMU_TRANSLATED;
 		} else if (!strcmp(tok, "intel_iommu") || !strcmp(tok, "amd_iommu")) {
 			if (word_in(val, "off")) {
-				off = true;
+				hw_off = true;
 			} else if (word_in(val, "on") || word_in(val, "force")) {
-				off = false;
+				hw_off = false;
 				if (mode == RCK_IOMMU_UNKNOWN)
 					mode = RCK_IOMMU_TRANSLATED;
 			}
 		}
 	}
-	return off ? RCK_IOMMU_OFF : mode;
+	return off || hw_off ? RCK_IOMMU_OFF : mode;
 }
 
 int pcie_parse_aer(const char *text, uint64_t *total)

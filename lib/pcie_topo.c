@@ -38,6 +38,20 @@ int pcie_common_bridge(const struct rck_pcie *p, int a, int b, unsigned int *swi
 	return -1;
 }
 
+enum rck_pcie_rel pcie_best(const struct rck_pcie *p, unsigned int g)
+{
+	enum rck_pcie_rel best = RCK_PCIE_REL_COUNT;
+
+	for (unsigned int n = 0; n < p->n_endpoints; n++)
+		if (p->fns[n].kind == RCK_PCIE_NIC) {
+			enum rck_pcie_rel r = rck_pcie_relation(p, &p->fns[g], &p->fns[n]);
+
+			if (r < best)
+				best = r;
+		}
+	return best;
+}
+
 static int index_of(const struct rck_pcie *p, const struct rck_pcie_fn *fn)
 {
 	if (!p || !fn || fn < p->fns || fn >= p->fns + p->n_fns)

@@ -187,21 +187,6 @@ static void write_paths_text(struct emit *e, const struct rck_pcie *p)
 	}
 }
 
-/* Best relation of GPU @g to any NIC; RCK_PCIE_REL_COUNT when there is no NIC. */
-static enum rck_pcie_rel best_rel(const struct rck_pcie *p, unsigned int g)
-{
-	enum rck_pcie_rel best = RCK_PCIE_REL_COUNT;
-
-	for (unsigned int n = 0; n < p->n_endpoints; n++)
-		if (p->fns[n].kind == RCK_PCIE_NIC) {
-			enum rck_pcie_rel r = rck_pcie_relation(p, &p->fns[g], &p->fns[n]);
-
-			if (r < best)
-				best = r;
-		}
-	return best;
-}
-
 static void write_matrix_text(struct emit *e, const struct rck_pcie *p)
 {
 	unsigned int ng = 0, nn = 0;
@@ -223,7 +208,7 @@ static void write_matrix_text(struct emit *e, const struct rck_pcie *p)
 			if (p->fns[n].kind == RCK_PCIE_NIC)
 				emit_text(e, "  %-6s", rck_pcie_rel_name(rck_pcie_relation(p, &p->fns[i], &p->fns[n])));
 		if (nn)
-			emit_text(e, "  %s", rck_pcie_rel_name(best_rel(p, i)));
+			emit_text(e, "  %s", rck_pcie_rel_name(pcie_best(p, i)));
 		emit_text(e, "\n");
 	}
 	emit_text(e, "\nLegend:\n");
@@ -251,7 +236,7 @@ static void write_pairs_json(struct emit *e, const struct rck_pcie *p)
 
 		if (g->kind != RCK_PCIE_GPU)
 			continue;
-		best = best_rel(p, i);
+		best = pcie_best(p, i);
 		emit_obj_open(e, NULL);
 		emit_str(e, "address", NULL, g->address);
 		emit_str(e, "best_relation", NULL, rck_pcie_rel_name(best));
