@@ -14,23 +14,13 @@
 #include <rocecheck/rocecheck.h>
 
 #include "../../lib/pcie.h"
+#include "fixture.h"
 
 #define MAX_HOSTS 8
 
 static struct rck_pcie *tree(const char *name)
 {
-	const char *fix = getenv("ROCECHECK_FIXTURES");
-	struct rck_pcie *p = NULL;
-	struct rck_ctx *ctx;
-	char root[4096];
-
-	assert_non_null(fix);
-	snprintf(root, sizeof(root), "%s/pci/%s/sys", fix, name);
-	assert_int_equal(rck_ctx_new(&ctx), 0);
-	assert_int_equal(rck_ctx_set_sysfs_root(ctx, root), 0);
-	assert_int_equal(rck_pcie_new(ctx, &p), 0);
-	rck_ctx_free(ctx);
-	return p;
+	return fixture_pcie(name);
 }
 
 static struct rck_pcie_fn *fn(struct rck_pcie *p, const char *addr)
