@@ -3,8 +3,10 @@
 # paths, IOMMU mode, peer memory, and the recorded H200 guest as it was.
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 
 RCK = os.environ["ROCECHECK"]
 PCI = os.path.join(os.environ["ROCECHECK_FIXTURES"], "pci")
@@ -62,6 +64,39 @@ check("h200 host", (d["iommu"], d["virtual"], d["peermem"], g["numa_node"], g["d
 check("h200 pairing", (d["gpus"][0]["best_relation"], d["gpus"][0]["nics"]), (None, {}))
 text = topo("h200-vm")
 check("h200 text", "0000:00:06.0  gpu     10de:2335" in text and "32GT/s x16 / 32GT/s x16" in text, True)
+
+# The cron sweep: AER counts kept in the state, rising ones named next run;
+# the Prometheus textfile carries link state and AER totals.
+with tempfile.TemporaryDirectory(prefix="rck-pcie.") as tmp:
+    root = os.path.join(tmp, "gpu8")
+    shutil.copytree(os.path.join(PCI, "gpu8"), root, symlinks=True)
+    state, prom = os.path.join(tmp, "state"), os.path.join(tmp, "prom")
+
+    def sweep():
+        p = subprocess.run([RCK, "--sysfs-root", os.path.join(root, "sys"), "sweep", "-j", "--hold", "1/1",
+                            "--state", state, "--prom", prom], capture_output=True, text=True, timeout=60)
+        if p.returncode not in (0, 1):
+            raise SystemExit("sweep: exit %d: %s" % (p.returncode, p.stderr))
+        return [f for f in json.loads(p.stdout)["findings"] if f["code"] == "pcie_aer"]
+
+    check("sweep, first run", sweep(), [])
+    aer = os.path.join(root, "sys/bus/pci/devices/0000:25:00.0/aer_dev_correctable")
+    with open(aer) as fh:
+        text = fh.read().replace("TOTAL_ERR_COR 0", "TOTAL_ERR_COR 7")
+    with open(aer, "w") as fh:
+        fh.write(text)
+    got = sweep()
+    check("sweep, AER rising", [(f["nic"], f["severity"], f["values"]) for f in got],
+          [("mlx5_0", "warning", {"correctable": 7.0})])
+    check("sweep, AER steady", sweep(), [])
+    with open(prom) as fh:
+        metrics = fh.read()
+    check("prom AER", 'rocecheck_pcie_aer_errors_total{function="0000:25:00.0",kind="nic",'
+          'severity="correctable"} 7' in metrics, True)
+    check("prom link", 'rocecheck_pcie_link_width{function="0000:23:00.0",kind="gpu"} 16' in metrics, True)
+    p = subprocess.run(["promtool", "check", "metrics"], input=metrics, capture_output=True, text=True,
+                       timeout=60)
+    check("promtool", (p.returncode, p.stderr.strip()), (0, ""))
 
 for f in fails:
     print("FAIL", f)
