@@ -245,7 +245,7 @@ static int scan_add(struct scan *s)
 	return 0;
 }
 
-static int scan_bus(const struct rck_ctx *ctx, const char *sysdir, struct scan *s)
+static int scan_bus(const struct rck_ctx *ctx, const char *sysdir, struct scan *s, bool buscentric)
 {
 	struct pci_access *volatile acc = NULL;
 	jmp_buf jb, *volatile saved = pci_jump;
@@ -265,6 +265,7 @@ static int scan_bus(const struct rck_ctx *ctx, const char *sysdir, struct scan *
 	acc->warning = pci_quiet;
 	acc->debug = pci_quiet;
 	acc->method = PCI_ACCESS_SYS_BUS_PCI;
+	acc->buscentric = buscentric;
 	if (pci_set_param(acc, "sysfs.path", busdir)) {
 		rc = -EINVAL;
 		goto out;
@@ -430,7 +431,14 @@ RCK_EXPORT int rck_pcie_new(struct rck_ctx *ctx, struct rck_pcie **out)
 	p->virt = RCK_UNKNOWN;
 	rc = pcie_rdma_owners(sysdir, &s.owners, &s.n_owners);
 	if (!rc)
-		rc = scan_bus(ctx, sysdir, &s);
+		rc = scan_bus(ctx, sysdir, &s, false);
+	/* A function without its vendor, device or class file (a partial
+	 * recording) stops libpci's sysfs scan: read the IDs from config space. */
+	if (rc == -EIO) {
+		s.n = 0;
+		s.virt = false;
+		rc = scan_bus(ctx, sysdir, &s, true);
+	}
 	if (!rc)
 		rc = keep_paths(&s, p);
 	if (s.virt)

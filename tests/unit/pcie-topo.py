@@ -97,6 +97,12 @@ with tempfile.TemporaryDirectory(prefix="rck-pcie.") as tmp:
     p = subprocess.run(["promtool", "check", "metrics"], input=metrics, capture_output=True, text=True,
                        timeout=60)
     check("promtool", (p.returncode, p.stderr.strip()), (0, ""))
+    # A partial recording (no vendor file): the IDs come from config space.
+    os.unlink(os.path.join(root, "sys/bus/pci/devices/0000:23:00.0/vendor"))
+    p = subprocess.run([RCK, "--sysfs-root", os.path.join(root, "sys"), "devices", "--topo", "-j"],
+                       capture_output=True, text=True, timeout=60)
+    check("no vendor file", (p.returncode, len(json.loads(p.stdout)["gpus"]) if p.returncode == 0 else None),
+          (0, 8))
 
 for f in fails:
     print("FAIL", f)
