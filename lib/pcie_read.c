@@ -101,7 +101,8 @@ static void read_place(const char *devdir, struct rck_pcie_fn *fn)
 
 static double gen_speed(unsigned int code)
 {
-	static const double gts[] = { 0, 2.5, 5, 8, 16, 32, 64, 128 };
+	/* Codes past 6 are reserved (lspci says "unknown"): 0, unknown. */
+	static const double gts[] = { 0, 2.5, 5, 8, 16, 32, 64 };
 
 	return code < RCK_ARRAY_SIZE(gts) ? gts[code] : 0;
 }

@@ -99,9 +99,15 @@ static void write_fn_json(struct emit *e, const struct rck_pcie *p, const struct
 	emit_str(e, "port_type", NULL, port_name(f->port_type));
 	if (f->has_link) {
 		emit_obj_open(e, "link");
-		emit_double(e, "speed_gts", NULL, 1, f->speed);
+		if (f->speed > 0)
+			emit_double(e, "speed_gts", NULL, 1, f->speed);
+		else
+			emit_null(e, "speed_gts", NULL);
 		emit_u64(e, "width", NULL, f->width);
-		emit_double(e, "max_speed_gts", NULL, 1, f->max_speed);
+		if (f->max_speed > 0)
+			emit_double(e, "max_speed_gts", NULL, 1, f->max_speed);
+		else
+			emit_null(e, "max_speed_gts", NULL);
 		emit_u64(e, "max_width", NULL, f->max_width);
 		emit_bool(e, "degraded", NULL, f->speed < f->max_speed || f->width < f->max_width);
 		emit_obj_close(e);
