@@ -2,6 +2,7 @@
  * ordering, MaxReadReq, links below both ends, AER rising, far NICs, IOMMU. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../lib/pcie.h"
@@ -133,11 +134,13 @@ static void check_host(const struct rck_analysis *a, struct rck_report *r, unsig
 {
 	const struct rck_pcie *p = a->hosts[h].pcie;
 	const char *host = a->hosts[h].name;
-	uint8_t seen[512] = { 0 }, used[512] = { 0 };
+	uint8_t *seen = calloc(p->n_fns ? 2 * p->n_fns : 1, 1), *used = seen + p->n_fns;
 	unsigned int gpus = 0, nics = 0;
 
-	if (p->n_fns > sizeof(seen))
+	if (!seen) {
+		r->err = -ENOMEM;
 		return;
+	}
 	for (unsigned int i = 0; i < p->n_endpoints; i++) {
 		gpus += p->fns[i].kind == RCK_PCIE_GPU;
 		nics += p->fns[i].kind == RCK_PCIE_NIC;
@@ -182,6 +185,7 @@ static void check_host(const struct rck_analysis *a, struct rck_report *r, unsig
 			an_value(fd, "max_read_req", f->mrrs);
 		}
 	}
+	free(seen);
 	check_aer(r, host, a, p, a->hosts[h].pcie_before);
 	if (p->iommu == RCK_IOMMU_TRANSLATED && p->virt == RCK_NO && gpus + nics)
 		an_add(r, RCK_FINDING_IOMMU_TRANSLATED, RCK_SEVERITY_WARNING, RCK_ENTITY_HOST, host, NULL, NULL, NULL,
