@@ -69,6 +69,8 @@ struct pcie_owner {
 	char name[32];
 };
 int pcie_rdma_owners(const char *sysdir, struct pcie_owner **out, unsigned int *n);
+/* "dddd:bb:dd.f" (or a five-digit VMD domain), lower-case hex as the kernel names functions. */
+bool pcie_is_bdf(const char *s);
 /* True for vendors whose functions exist only under a hypervisor (virtio, Hyper-V, VMware, Xen). */
 bool pcie_virtual_vendor(uint16_t vendor);
 /* Nearest relation of endpoint @g to any NIC; RCK_PCIE_REL_COUNT without NICs. */

@@ -152,6 +152,18 @@ enum rck_iommu_mode pcie_parse_group_type(const char *s)
 	return RCK_IOMMU_UNKNOWN;
 }
 
+bool pcie_is_bdf(const char *s)
+{
+	/* dddd:bb:dd.f; VMD domains have five hex digits (10000:e1:00.0). */
+	size_t dom = strspn(s, "0123456789abcdef");
+
+	if (dom < 4 || dom > 5 || s[dom] != ':')
+		return false;
+	s += dom + 1;
+	return strspn(s, "0123456789abcdef") == 2 && s[2] == ':' && strspn(s + 3, "0123456789abcdef") == 2 &&
+	       s[5] == '.' && s[6] >= '0' && s[6] <= '7' && !s[7];
+}
+
 bool pcie_virtual_vendor(uint16_t vendor)
 {
 	return vendor == 0x1af4 || vendor == 0x1414 || vendor == 0x15ad || vendor == 0x5853;
@@ -303,11 +315,7 @@ int pcie_rdma_owners(const char *sysdir, struct pcie_owner **out, unsigned int *
 			continue;
 		/* .../0000:3b:00.0/mlx5_core.rdma.0/infiniband/mlx5_0: the nearest PCI function. */
 		while ((slash = strrchr(real, '/'))) {
-			unsigned int d, b, v, f;
-			char end;
-
-			if (strlen(slash + 1) == 12 &&
-			    sscanf(slash + 1, "%4x:%2x:%2x.%1u%c", &d, &b, &v, &f, &end) == 4) {
+			if (pcie_is_bdf(slash + 1)) {
 				snprintf(o[*n].address, sizeof(o[*n].address), "%s", slash + 1);
 				snprintf(o[*n].name, sizeof(o[*n].name), "%s", names[i]);
 				(*n)++;

@@ -45,14 +45,6 @@ static bool is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static bool is_bdf(const char *s)
-{
-	unsigned int d, b, v, f;
-	char end;
-
-	return strlen(s) == 12 && sscanf(s, "%4x:%2x:%2x.%1u%c", &d, &b, &v, &f, &end) == 4;
-}
-
 /* The driver's name: a symlink as in /sys, or a recorded tree's driver.link file. */
 static void read_driver(const char *devdir, char *out, size_t len)
 {
@@ -86,13 +78,14 @@ static void read_place(const char *devdir, struct rck_pcie_fn *fn)
 	*slash = '\0';
 	p = strrchr(real, '/');
 	p = p ? p + 1 : real;
-	if (is_bdf(p))
-		snprintf(fn->parent, sizeof(fn->parent), "%s", p);
+	if (pcie_is_bdf(p))
+		snprintf(fn->parent, sizeof(fn->parent), "%.15s", p);
 	/* The host bridge: the first path element named pciDDDD:BB. */
 	for (p = strstr(real, "/pci"); p; p = strstr(p + 1, "/pci")) {
 		size_t n = strcspn(p + 1, "/");
 
-		if (n == 10 && p[8] == ':') {
+		/* pciDDDD:BB, or pciDDDDD:BB behind a VMD controller. */
+		if ((n == 10 || n == 11) && p[n - 2] == ':') {
 			snprintf(fn->root, sizeof(fn->root), "%.*s", (int)n, p + 1);
 			break;
 		}

@@ -73,6 +73,17 @@ static void release(void **state)
 	assert_int_equal(pcie_parse_release("99999.1", &a, &b), -EINVAL);
 }
 
+static void bdf(void **state)
+{
+	assert_true(pcie_is_bdf("0000:3b:00.1"));
+	assert_true(pcie_is_bdf("10000:e1:00.0"));
+	assert_false(pcie_is_bdf("0000:3b:00.8"));
+	assert_false(pcie_is_bdf("0000:3B:00.0"));
+	assert_false(pcie_is_bdf("pci0000:00"));
+	assert_false(pcie_is_bdf("0000:3b:00.0x"));
+	assert_false(pcie_is_bdf("mlx5_core.rdma.0"));
+}
+
 static void group_type(void **state)
 {
 	assert_int_equal(pcie_parse_group_type("identity"), RCK_IOMMU_PASSTHROUGH);
@@ -88,6 +99,7 @@ int main(void)
 		cmocka_unit_test(aer),
 		cmocka_unit_test(release),
 		cmocka_unit_test(group_type),
+		cmocka_unit_test(bdf),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
