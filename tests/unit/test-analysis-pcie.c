@@ -13,6 +13,7 @@
 
 #include <rocecheck/rocecheck.h>
 
+#include "../../analysis/sweep_int.h"
 #include "../../lib/pcie.h"
 #include "fixture.h"
 
@@ -299,6 +300,35 @@ static void odd_host_out(void **state)
 		rck_pcie_free(hosts[h]);
 }
 
+/* The sweep judges the paths it is given, keeps AER counts in its state,
+ * and still takes an input sized before the pcie member existed. */
+static void sweep_input(void **state)
+{
+	struct rck_inventory *inv = fixture_inventory("mlx5");
+	struct rck_pcie *p = tree("acs-on");
+	struct rck_sweep_input in = { .size = offsetof(struct rck_sweep_input, pcie), .inv = inv };
+	struct rck_sweep_state *st;
+	struct rck_sweep *s;
+	unsigned int n = 0;
+
+	assert_int_equal(rck_sweep_run(&in, NULL, &s), 0);
+	rck_sweep_free(s);
+	in.size = sizeof(in);
+	in.pcie = p;
+	in.hold_k = in.hold_n = 1;
+	assert_int_equal(rck_sweep_state_new(&st), 0);
+	assert_int_equal(rck_sweep_run(&in, st, &s), 0);
+	for (unsigned int i = 0; i < rck_sweep_finding_count(s); i++)
+		n += rck_finding_code(rck_sweep_finding(s, i, NULL)) == RCK_FINDING_PCIE_ACS_REDIRECT;
+	assert_int_equal(n, 3);
+	assert_non_null(st->pcie_aer);
+	assert_int_equal(st->pcie_aer->n_fns, p->n_fns); /* every function of the paths has AER files */
+	rck_sweep_free(s);
+	rck_sweep_state_free(st);
+	rck_pcie_free(p);
+	rck_inventory_free(inv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -311,6 +341,7 @@ int main(void)
 		cmocka_unit_test(iommu_and_peermem),
 		cmocka_unit_test(h200_guest),
 		cmocka_unit_test(odd_host_out),
+		cmocka_unit_test(sweep_input),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
