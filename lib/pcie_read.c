@@ -213,14 +213,25 @@ struct scan {
 	bool virt;
 };
 
-/* The RDMA devices the function owns; true when it owns one. */
-static bool take_rdma(const struct scan *s, struct rck_pcie_fn *fn)
+/* The RDMA devices the function owns (class/infiniband, else its own
+ * infiniband/ folder, which is all a recording keeps); true when it owns one. */
+static bool take_rdma(const struct scan *s, const char *devdir, struct rck_pcie_fn *fn)
 {
+	char path[PATH_MAX], **names = NULL;
+	int n;
+
 	for (unsigned int i = 0; i < s->n_owners; i++)
 		if (!strcmp(s->owners[i].address, fn->address)) {
 			if (fn->n_rdma < PCIE_RDMA_MAX)
 				snprintf(fn->rdma[fn->n_rdma++], sizeof(fn->rdma[0]), "%s", s->owners[i].name);
 		}
+	if (fn->n_rdma)
+		return true;
+	n = sysfs_list(sysfs_at(path, sizeof(path), devdir, "infiniband"), &names);
+	for (int i = 0; i < n && fn->n_rdma < PCIE_RDMA_MAX; i++)
+		snprintf(fn->rdma[fn->n_rdma++], sizeof(fn->rdma[0]), "%s", names[i]);
+	if (n > 0)
+		sysfs_names_free(names);
 	return fn->n_rdma > 0;
 }
 
@@ -305,7 +316,7 @@ static int scan_bus(const struct rck_ctx *ctx, const char *sysdir, struct scan *
 		if (pcie_virtual_vendor(fn->vendor))
 			s->virt = true;
 		fn->kind = is_gpu(fn->vendor, fn->class_code) ? RCK_PCIE_GPU
-			 : is_nic(devdir, fn->vendor, fn->class_code, take_rdma(s, fn)) ? RCK_PCIE_NIC
+			 : is_nic(devdir, fn->vendor, fn->class_code, take_rdma(s, devdir, fn)) ? RCK_PCIE_NIC
 			 : RCK_PCIE_BRIDGE;
 		if (fn->kind != RCK_PCIE_NIC)
 			fn->n_rdma = 0;

@@ -97,6 +97,12 @@ with tempfile.TemporaryDirectory(prefix="rck-pcie.") as tmp:
     p = subprocess.run(["promtool", "check", "metrics"], input=metrics, capture_output=True, text=True,
                        timeout=60)
     check("promtool", (p.returncode, p.stderr.strip()), (0, ""))
+    # A recording keeps each NIC's infiniband/ folder, not class/infiniband.
+    shutil.rmtree(os.path.join(root, "sys/class/infiniband"))
+    p = subprocess.run([RCK, "--sysfs-root", root, "devices", "--topo", "-j"], capture_output=True, text=True,
+                       timeout=60)
+    check("RDMA names from the function", [f["rdma"] for f in json.loads(p.stdout)["functions"]
+                                           if f["kind"] == "nic"][:2], [["mlx5_0"], ["mlx5_1"]])
     # A partial recording (no vendor file): the IDs come from config space.
     os.unlink(os.path.join(root, "sys/bus/pci/devices/0000:23:00.0/vendor"))
     p = subprocess.run([RCK, "--sysfs-root", os.path.join(root, "sys"), "devices", "--topo", "-j"],
