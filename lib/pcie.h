@@ -78,6 +78,8 @@ enum rck_pcie_rel pcie_best(const struct rck_pcie *p, unsigned int g);
 /* Count of the bridges, index of their lowest common one (-1 none). */
 int pcie_common_bridge(const struct rck_pcie *p, int a, int b, unsigned int *switches);
 
+/* pcie_load.c: a snapshot from its JSON (fuzzed): 0, -EINVAL, -ENOMEM. */
+int pcie_parse(const char *buf, size_t len, struct rck_pcie **out);
 /* pcie_aer.c: a snapshot of AER counts alone (a sweep's state keeps them).
  * Copy @p's (NULL: empty); add one function. 0, -EINVAL, -ENOMEM. */
 int pcie_aer_copy(const struct rck_pcie *p, struct rck_pcie **out);

@@ -1,6 +1,7 @@
 /* The PCIe findings on tests/fixtures/pci trees, each positive and negative:
  * ACS redirect, far NICs, relaxed ordering, MaxReadReq, links on the path,
  * AER rising, IOMMU on bare metal, peer memory, and the odd host out. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -300,6 +301,58 @@ static void odd_host_out(void **state)
 		rck_pcie_free(hosts[h]);
 }
 
+static char *json_of(const struct rck_pcie *p)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(rck_pcie_write(p, f, RCK_FORMAT_JSON), 0);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+/* Saved as JSON and loaded back, a snapshot writes the same document, and
+ * the lint of loaded hosts finds what it finds on the trees. */
+static void load_round_trip(void **state)
+{
+	static const char *const trees[] = { "gpu8", "acs-on", "wrong-socket", "vm", "h200-vm" };
+	struct rck_pcie *hosts[5], *loaded[5];
+	struct rck_report *r1, *r2;
+
+	for (unsigned int t = 0; t < 5; t++) {
+		char *a, *b;
+
+		hosts[t] = tree(trees[t]);
+		a = json_of(hosts[t]);
+		assert_int_equal(pcie_parse(a, strlen(a), &loaded[t]), 0);
+		b = json_of(loaded[t]);
+		assert_string_equal(a, b);
+		free(a);
+		free(b);
+	}
+	r1 = run(hosts, NULL, 5, NULL, 0);
+	r2 = run(loaded, NULL, 5, NULL, 0);
+	assert_int_equal(rck_report_finding_count(r1), rck_report_finding_count(r2));
+	assert_true(rck_report_finding_count(r1) > 5);
+	for (unsigned int i = 0; i < rck_report_finding_count(r1); i++)
+		assert_string_equal(rck_finding_reason(rck_report_finding(r1, i)),
+				    rck_finding_reason(rck_report_finding(r2, i)));
+	rck_report_free(r1);
+	rck_report_free(r2);
+	for (unsigned int t = 0; t < 5; t++) {
+		rck_pcie_free(hosts[t]);
+		rck_pcie_free(loaded[t]);
+	}
+	assert_int_equal(pcie_parse("{}", 2, &loaded[0]), -EINVAL);
+	{
+		const char *bad = "{\"schema\":\"rocecheck.topo/1\",\"functions\":[{\"address\":\"x\"}]}";
+
+		assert_int_equal(pcie_parse(bad, strlen(bad), &loaded[0]), -EINVAL);
+	}
+}
+
 /* The sweep judges the paths it is given, keeps AER counts in its state,
  * and still takes an input sized before the pcie member existed. */
 static void sweep_input(void **state)
@@ -342,6 +395,7 @@ int main(void)
 		cmocka_unit_test(h200_guest),
 		cmocka_unit_test(odd_host_out),
 		cmocka_unit_test(sweep_input),
+		cmocka_unit_test(load_round_trip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

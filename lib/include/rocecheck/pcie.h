@@ -70,6 +70,13 @@ enum {
  */
 int rck_pcie_new(struct rck_ctx *ctx, struct rck_pcie **out);
 void rck_pcie_free(struct rck_pcie *p);
+/**
+ * Read a snapshot back from the JSON rck_pcie_write() wrote (schema
+ * "rocecheck.topo/1"; another host's, to compare hosts). Every field the
+ * document gives is restored; the caller owns *out. Returns 0, -EINVAL (not
+ * such a document, logged naming @path), -errno of the read, -ENOMEM.
+ */
+int rck_pcie_load(struct rck_ctx *ctx, const char *path, struct rck_pcie **out);
 
 /**
  * Write the snapshot: text (devices with their paths, then the GPU x NIC
