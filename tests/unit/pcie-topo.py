@@ -110,6 +110,30 @@ with tempfile.TemporaryDirectory(prefix="rck-pcie.") as tmp:
     check("no vendor file", (p.returncode, len(json.loads(p.stdout)["gpus"]) if p.returncode == 0 else None),
           (0, 8))
 
+# Saved --topo -j files judged together: the odd host named, ACS degraded.
+with tempfile.TemporaryDirectory(prefix="rck-pcie.") as tmp:
+    files = []
+    for i, t in enumerate(["gpu8", "gpu8", "gpu8", "wrong-socket", "acs-on"]):
+        files.append(os.path.join(tmp, "node%d.json" % i))
+        with open(files[-1], "w") as fh:
+            fh.write(json.dumps(topo(t, "-j")))
+
+    def lint(paths):
+        p = subprocess.run([RCK, "-j", "devices", "--topo", "--lint", *paths], capture_output=True, text=True,
+                           timeout=60)
+        return p.returncode, json.loads(p.stdout) if p.stdout else None
+
+    rc, rep = lint(files[:4])
+    check("lint rc", (rc, rep["verdict"]), (0, "healthy"))
+    check("lint odd host", [(f["host"], f["code"]) for f in rep["findings"] if "pairing" in f["reason"]],
+          [("node3", "config_mismatch")])
+    rc, rep = lint(files)
+    check("lint ACS", (rc, sum(f["code"] == "pcie_acs_redirect" and f["host"] == "node4" for f in rep["findings"])),
+          (1, 3))
+    with open(os.path.join(tmp, "bad.json"), "w") as fh:
+        fh.write('{"schema": "rocecheck.devices/1"}')
+    check("lint bad file", lint([os.path.join(tmp, "bad.json")])[0], 1)
+
 for f in fails:
     print("FAIL", f)
 print("%d failures" % len(fails))
