@@ -127,6 +127,14 @@ def analysis():
     if p.returncode:
         raise AssertionError(f"analysis-examples: exit {p.returncode}: {p.stderr.strip()}")
     yield "analysis examples", p.stdout
+    # devices --topo --lint: saved PCIe paths judged together.
+    pci = os.path.join(os.environ["ROCECHECK_FIXTURES"], "pci")
+    files = []
+    for t in ("gpu8", "acs-on", "wrong-socket", "vm"):
+        files.append(os.path.join(TMP, t + ".json"))
+        with open(files[-1], "w") as fh:
+            fh.write(run(["--sysfs-root", os.path.join(pci, t, "sys"), "-j", "devices", "--topo"]))
+    yield "devices --topo --lint", run(["-j", "devices", "--topo", "--lint"] + files, ok=(0, 1))
 
 
 def preflight():
