@@ -49,6 +49,15 @@ static void tri(struct emit *e, const char *key, const char *tfmt, enum rck_tris
 		emit_bool(e, key, tfmt, t == RCK_YES);
 }
 
+/* A link speed; 0 (a code lspci calls unknown) is null. */
+static void gts(struct emit *e, const char *key, double v)
+{
+	if (v > 0)
+		emit_double(e, key, NULL, 1, v);
+	else
+		emit_null(e, key, NULL);
+}
+
 static const char *const acs_keys[7] = { "sv", "tb", "rr", "cr", "uf", "ec", "dt" };
 
 static void acs_obj(struct emit *e, const char *key, unsigned int bits)
@@ -99,15 +108,9 @@ static void write_fn_json(struct emit *e, const struct rck_pcie *p, const struct
 	emit_str(e, "port_type", NULL, port_name(f->port_type));
 	if (f->has_link) {
 		emit_obj_open(e, "link");
-		if (f->speed > 0)
-			emit_double(e, "speed_gts", NULL, 1, f->speed);
-		else
-			emit_null(e, "speed_gts", NULL);
+		gts(e, "speed_gts", f->speed);
 		emit_u64(e, "width", NULL, f->width);
-		if (f->max_speed > 0)
-			emit_double(e, "max_speed_gts", NULL, 1, f->max_speed);
-		else
-			emit_null(e, "max_speed_gts", NULL);
+		gts(e, "max_speed_gts", f->max_speed);
 		emit_u64(e, "max_width", NULL, f->max_width);
 		emit_bool(e, "degraded", NULL, f->speed < f->max_speed || f->width < f->max_width);
 		emit_obj_close(e);
