@@ -39,6 +39,9 @@ enum th_key {
 	TH_CNP_MIN,
 	TH_PFC_OTHER_MIN,
 	TH_DUPLICATE_MIN,
+	TH_PCIE_MIN_READ_REQ,            /* lint_pci.c */
+	TH_PCIE_AER_MIN,
+	TH_PCIE_GPU_NIC_MAX,
 	TH_COUNT
 };
 
@@ -54,6 +57,7 @@ struct an_host {
 	const struct rck_delta *delta;   /* borrowed */
 	unsigned int first_nic, n_nics;  /* NICs are added host by host or not: see nic_host */
 	struct dcb_set dcb;              /* DCB state given (lint_dcb.c) */
+	const struct rck_pcie *pcie, *pcie_before; /* borrowed (lint_pci.c) */
 };
 
 struct rck_mesh;
@@ -168,6 +172,7 @@ struct rck_finding *an_add_link(struct rck_report *r, const struct rck_analysis 
 void an_check_hosts(const struct rck_analysis *a, struct rck_report *r);  /* hosts.c */
 void an_check_lint(const struct rck_analysis *a, struct rck_report *r);   /* lint.c */
 void an_check_dcb(const struct rck_analysis *a, struct rck_report *r);    /* lint_dcb.c */
+void an_check_pcie(const struct rck_analysis *a, struct rck_report *r);   /* lint_pci.c */
 /* links.c: speed, latency, attribution, fabric; @dead[nic] marks NICs whose
  * links are not judged (unreachable hosts); @bad[nic] gets NICs judged
  * degraded or failing, whose links are then not listed by later checks. */

@@ -144,6 +144,8 @@ RCK_EXPORT int rck_sweep_write_prom(const struct rck_sweep *s, FILE *f)
 		ports(f, s->inv);
 	if (s->snap)
 		counters(f, s->snap);
+	if (s->pcie)
+		sw_prom_pcie(f, s->pcie);
 	return ferror(f) ? -EIO : 0;
 }
 

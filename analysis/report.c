@@ -38,6 +38,13 @@ static const char *const code_names[RCK_FINDING_CODE_COUNT] = {
 	[RCK_FINDING_NIC_NO_SWITCH] = "nic_no_switch",
 	[RCK_FINDING_SWITCH_PORT_SPEED] = "switch_port_speed",
 	[RCK_FINDING_TOPOLOGY_CONFLICT] = "topology_conflict",
+	[RCK_FINDING_PCIE_ACS_REDIRECT] = "pcie_acs_redirect",
+	[RCK_FINDING_PCIE_RELAXED_ORDERING] = "pcie_relaxed_ordering",
+	[RCK_FINDING_PCIE_MAX_READ_REQ] = "pcie_max_read_req",
+	[RCK_FINDING_PCIE_AER] = "pcie_aer",
+	[RCK_FINDING_GPU_NIC_FAR] = "gpu_nic_far",
+	[RCK_FINDING_IOMMU_TRANSLATED] = "iommu_translated",
+	[RCK_FINDING_GPU_PEERMEM] = "gpu_peermem",
 };
 
 RCK_EXPORT const char *rck_finding_code_name(enum rck_finding_code code)

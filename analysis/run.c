@@ -29,6 +29,7 @@ RCK_EXPORT int rck_analysis_run(const struct rck_analysis *a, struct rck_report 
 	}
 	an_check_hosts(a, r);
 	an_check_lint(a, r);
+	an_check_pcie(a, r);
 	an_check_links(a, r, bad);
 	an_check_link_counters(a, r, bad);
 	if (!a->n_hosts && !a->n_links && !r->error && !(r->error = strdup("nothing to analyse: no hosts and no link samples")))

@@ -1,6 +1,7 @@
 /* One host sweep: the analysis' host checks on this run's inventory and
  * counter delta, resets and reboots, probes, then K-of-N hysteresis. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +122,11 @@ static unsigned int inventory_ports(const struct rck_inventory *inv)
 
 /* This run's findings before hysteresis: the analysis of the host, resets
  * and reboot, probes. */
+static const struct rck_pcie *input_pcie(const struct rck_sweep_input *in)
+{
+	return in->size >= offsetof(struct rck_sweep_input, pcie) + sizeof(in->pcie) ? in->pcie : NULL;
+}
+
 static int judge(struct rck_sweep *s, const struct rck_sweep_input *in,
 		 const struct rck_sweep_state *st, struct rck_report **out)
 {
@@ -151,6 +157,9 @@ static int judge(struct rck_sweep *s, const struct rck_sweep_input *in,
 	rc = rck_analysis_new(in->th, &a);
 	if (!rc)
 		rc = rck_analysis_add_host(a, s->host, in->inv, d, NULL);
+	/* AER counts restart at boot: compared only within one. */
+	if (!rc && input_pcie(in))
+		rc = rck_analysis_set_host_pcie(a, 0, input_pcie(in), st && !s->rebooted ? st->pcie_aer : NULL);
 	if (!rc)
 		rc = rck_analysis_run(a, &ar);
 	if (rc)
@@ -411,7 +420,8 @@ static int snap_copy(const struct rck_snapshot *snap, struct rck_snapshot **out)
 
 static int check_input(const struct rck_sweep_input *in, unsigned int *k, unsigned int *n)
 {
-	if (!in || in->size < sizeof(*in) || !in->inv || (in->n_probes && !in->probes))
+	/* Callers built before @pcie was added pass the shorter size. */
+	if (!in || in->size < offsetof(struct rck_sweep_input, pcie) || !in->inv || (in->n_probes && !in->probes))
 		return -EINVAL;
 	if (in->boot_id && strlen(in->boot_id) > RCK_SWEEP_BOOT_ID_MAX)
 		return -EINVAL;
@@ -446,6 +456,7 @@ RCK_EXPORT int rck_sweep_run(const struct rck_sweep_input *in, struct rck_sweep_
 	s->hold_n = st ? n : 1;
 	s->inv = in->inv;
 	s->snap = in->snap;
+	s->pcie = input_pcie(in);
 	s->time_ns = in->snap ? rck_snapshot_time_ns(in->snap) : 0;
 	s->rebooted = st && st->boot_id && in->boot_id && strcmp(st->boot_id, in->boot_id);
 	rc = -ENOMEM;
@@ -466,6 +477,7 @@ RCK_EXPORT int rck_sweep_run(const struct rck_sweep_input *in, struct rck_sweep_
 		state_commit(st, &nx, s, boot_id, keep, s->time_ns ? s->time_ns : st->time_ns);
 		boot_id = NULL;
 		keep = NULL;
+		sw_keep_aer(st, input_pcie(in));
 	} else {
 		for (unsigned int i = 0; i < r->n_findings && !rc; i++)
 			rc = item_add(s, &r->findings[i], RCK_SWEEP_COUNTS);

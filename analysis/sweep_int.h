@@ -46,6 +46,7 @@ struct rck_sweep_state {
 	struct sw_entry *entries;       /* sorted by key */
 	unsigned int n_entries;
 	struct rck_snapshot *snap;      /* counters of the last run, or NULL */
+	struct rck_pcie *pcie_aer;      /* AER counts of the last run, or NULL (sweep_pcie.c) */
 };
 
 struct sw_item {
@@ -69,6 +70,7 @@ struct rck_sweep {
 	uint64_t time_ns;
 	const struct rck_inventory *inv; /* borrowed */
 	const struct rck_snapshot *snap; /* borrowed */
+	const struct rck_pcie *pcie;     /* borrowed, NULL: none */
 	struct rck_report *counted;      /* findings that count + info */
 	struct rck_report *all;          /* every finding reported, hold in items */
 	struct sw_item *items;
@@ -96,5 +98,15 @@ char *sw_finding_key(const struct rck_finding *f);
 
 /* prom.c: one label name="value" with the value escaped for the text format. */
 void sw_prom_label(FILE *f, const char *name, const char *v);
+/* prom_pcie.c: PCIe link state and AER totals. */
+void sw_prom_pcie(FILE *f, const struct rck_pcie *p);
+
+/* sweep_pcie.c: the PCIe AER counts kept in the state ("pcie_aer": {address:
+ * [correctable, nonfatal, fatal]}). Keep @p's (NULL: leave the state's); the
+ * JSON of the kept counts; load them (absent or null: none), 0, -EINVAL, -ENOMEM. */
+struct json_t;
+void sw_keep_aer(struct rck_sweep_state *st, const struct rck_pcie *p);
+struct json_t *sw_aer_json(const struct rck_pcie *p);
+int sw_aer_load(const struct json_t *j, struct rck_pcie **out);
 
 #endif

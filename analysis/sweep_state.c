@@ -82,6 +82,7 @@ RCK_EXPORT void rck_sweep_state_free(struct rck_sweep_state *st)
 	free(st->entries);
 	free(st->boot_id);
 	rck_snapshot_free(st->snap);
+	rck_pcie_free(st->pcie_aer);
 	free(st);
 }
 
@@ -164,6 +165,8 @@ int sw_state_write(const struct rck_sweep_state *st, FILE *f)
 	json_object_set_new(root, "runs", runs);
 	json_object_set_new(root, "findings", fs);
 	json_object_set_new(root, "snapshot", snap);
+	if (st->pcie_aer && json_object_set_new(root, "pcie_aer", sw_aer_json(st->pcie_aer)))
+		goto out;
 	runs = fs = NULL;
 	rc = json_dumpf(root, f, JSON_INDENT(1) | JSON_PRESERVE_ORDER) ? -EIO : 0;
 	if (!rc && fputc('\n', f) == EOF)
@@ -395,6 +398,9 @@ static int load_root(const struct sw_loader *l, const json_t *root, struct rck_s
 	if ((rc = load_runs(l, json_object_get(root, "runs"), st)) ||
 	    (rc = load_entries(l, json_object_get(root, "findings"), st)))
 		return rc;
+	rc = sw_aer_load(json_object_get(root, "pcie_aer"), &st->pcie_aer);
+	if (rc)
+		return rc == -ENOMEM ? rc : bad(l, "\"pcie_aer\" is not {address: [3 counts]}");
 	return load_snapshot(l, json_object_get(root, "snapshot"), st);
 }
 

@@ -47,6 +47,9 @@ static const struct th_def defs[TH_COUNT] = {
 	[TH_CNP_MIN] = {"cnp_min", 1, 1, 1e15, true},
 	[TH_PFC_OTHER_MIN] = {"pfc_other_min", 1, 1, 1e15, true},
 	[TH_DUPLICATE_MIN] = {"duplicate_min", 1, 1, 1e15, true},
+	[TH_PCIE_MIN_READ_REQ] = {"pcie_min_read_req", 512, 128, 4096, true},
+	[TH_PCIE_AER_MIN] = {"pcie_aer_min", 1, 1, 1e15, true},
+	[TH_PCIE_GPU_NIC_MAX] = {"pcie_gpu_nic_max", 2, 0, 4, true},
 };
 
 RCK_EXPORT int rck_thresholds_new(struct rck_thresholds **out)

@@ -13,7 +13,7 @@ SUDO=""
 build_pkgs=(
   build-essential meson ninja-build pkg-config
   libibverbs-dev librdmacm-dev libnl-3-dev libnl-route-3-dev libnl-genl-3-dev
-  libjansson-dev libpcap-dev lldpad-dev liblldpctl-dev libcmocka-dev libsodium-dev libcairo2-dev
+  libjansson-dev libpcap-dev lldpad-dev liblldpctl-dev libcmocka-dev libsodium-dev libcairo2-dev libpci-dev
 )
 # Tests: valgrind, the veth/netns tools, ethtool to compare against, clang
 # with its libFuzzer runtime for the fuzz suite, python3-jsonschema for the
@@ -26,7 +26,7 @@ build_pkgs=(
 # lldpad for rocedcb peer --lldpad (tests/unit/lldpad-netns.sh), lldpd for
 # rocecheck topology --lldp (tests/unit/lldpd-netns.sh); libcairo2,
 # which librocecheck dlopen()s to draw a PNG heatmap (tests/unit/test-heatmap.c).
-test_pkgs=(valgrind iproute2 ethtool python3 jq clang libclang-rt-dev python3-jsonschema tshark strace systemd
+test_pkgs=(valgrind iproute2 ethtool pciutils python3 jq clang libclang-rt-dev python3-jsonschema tshark strace systemd
   prometheus nodejs npm python3-yaml slurm-wlm munge shellcheck lldpad lldpd libcairo2)
 # Virtual fabric (rocelab): Debian's kernel with rdma_rxe, qemu, guest userland.
 lab_pkgs=(

@@ -212,6 +212,7 @@ struct sweep_run {
 	struct rck_snapshot *snap;
 	struct rck_sweep_state *st;
 	struct rck_sweep *s;
+	struct rck_pcie *pcie;
 	struct sweep_probe *probes;
 	unsigned int n_probes;
 	char *boot_id;
@@ -235,6 +236,10 @@ static int sweep(struct cli *cli, const struct sweep_args *a, struct sweep_run *
 		return unknown(cli, a, "cannot read the counters: %s", strerror(-rc));
 	if ((rc = load_state(cli, a, &r->st, &r->lock_fd)))
 		return rc;
+	/* GPU and NIC paths where there is a PCI bus to read (not in every
+	 * container or recorded tree): their checks are skipped otherwise. */
+	if (rck_pcie_new(cli->ctx, &r->pcie))
+		r->pcie = NULL;
 	if (!gethostname(host, sizeof(host)))
 		host[sizeof(host) - 1] = '\0';
 	rck_snapshot_set_host(r->snap, host);
@@ -256,6 +261,7 @@ static int sweep(struct cli *cli, const struct sweep_args *a, struct sweep_run *
 	in.hold_n = (unsigned int)a->n;
 	in.probes = pv;
 	in.n_probes = r->n_probes;
+	in.pcie = r->pcie;
 	rc = rck_sweep_run(&in, r->st, &r->s);
 	free(pv);
 	if (rc)
@@ -288,6 +294,7 @@ int cmd_sweep(struct cli *cli, int argc, char **argv)
 		return cli_bad_args(cli, "--state, --prom and --config need a file name");
 	rc = sweep(cli, &a, &r);
 	rck_sweep_free(r.s);
+	rck_pcie_free(r.pcie);
 	rck_sweep_state_free(r.st);
 	free(r.probes);
 	free(r.boot_id);

@@ -41,6 +41,13 @@ def links():
         yield f"devices --brief {t}", sysfs(t, "-j", "devices", "--brief")
 
 
+def topo():
+    pci = os.path.join(os.environ["ROCECHECK_FIXTURES"], "pci")
+    for t in sorted(os.listdir(pci)):
+        if os.path.isdir(os.path.join(pci, t, "sys")):
+            yield f"devices --topo {t}", run(["--sysfs-root", os.path.join(pci, t, "sys"), "-j", "devices", "--topo"])
+
+
 def counters():
     for t in TREES:
         yield f"counters {t}", sysfs(t, "-j", "counters")
@@ -120,6 +127,14 @@ def analysis():
     if p.returncode:
         raise AssertionError(f"analysis-examples: exit {p.returncode}: {p.stderr.strip()}")
     yield "analysis examples", p.stdout
+    # devices --topo --lint: saved PCIe paths judged together.
+    pci = os.path.join(os.environ["ROCECHECK_FIXTURES"], "pci")
+    files = []
+    for t in ("gpu8", "acs-on", "wrong-socket", "vm"):
+        files.append(os.path.join(TMP, t + ".json"))
+        with open(files[-1], "w") as fh:
+            fh.write(run(["--sysfs-root", os.path.join(pci, t, "sys"), "-j", "devices", "--topo"]))
+    yield "devices --topo --lint", run(["-j", "devices", "--topo", "--lint"] + files, ok=(0, 1))
 
 
 def preflight():
@@ -201,6 +216,7 @@ def topology():
 OUTPUTS = {
     "devices.schema.json": devices,
     "links.schema.json": links,
+    "topo.schema.json": topo,
     "probe.schema.json": probe,
     "counters.schema.json": counters,
     "counters-delta.schema.json": counters_delta,

@@ -67,6 +67,14 @@ enum rck_finding_code {
 	RCK_FINDING_NIC_NO_SWITCH,          /**< a NIC on no switch Slurm or the topology file knows */
 	RCK_FINDING_SWITCH_PORT_SPEED,      /**< a switch port slower or faster than its peers */
 	RCK_FINDING_TOPOLOGY_CONFLICT,      /**< topology sources disagree */
+	/* PCIe paths between GPUs and NICs (analysis/lint_pci.c) */
+	RCK_FINDING_PCIE_ACS_REDIRECT,      /**< ACS redirects P2P between a GPU and its NIC */
+	RCK_FINDING_PCIE_RELAXED_ORDERING,  /**< relaxed ordering off on a NIC used for GPU traffic */
+	RCK_FINDING_PCIE_MAX_READ_REQ,      /**< a NIC's MaxReadReq below pcie_min_read_req */
+	RCK_FINDING_PCIE_AER,               /**< AER errors rising between two sweeps */
+	RCK_FINDING_GPU_NIC_FAR,            /**< a GPU's nearest NIC is NODE or SYS away */
+	RCK_FINDING_IOMMU_TRANSLATED,       /**< the IOMMU translates DMA on bare metal */
+	RCK_FINDING_GPU_PEERMEM,            /**< GPUs and NICs without a GPU peer-memory path */
 	RCK_FINDING_CODE_COUNT
 };
 
@@ -370,6 +378,20 @@ const char *rck_finding_reason(const struct rck_finding *f);
 /** The numbers behind the finding: count, and pair @i (0 or -EINVAL). */
 unsigned int rck_finding_value_count(const struct rck_finding *f);
 int rck_finding_value(const struct rck_finding *f, unsigned int i, const char **key, double *value);
+
+struct rck_pcie;
+/**
+ * Give host @host's PCIe paths (rocecheck/pcie.h) and, when there was one,
+ * the snapshot of the previous sweep (@before, may be NULL: AER counts are
+ * then not compared). Checked: ACS redirect between a GPU and its NICs,
+ * relaxed ordering on NICs a GPU uses, MaxReadReq, links below what both
+ * ends allow on every path, AER counts rising, GPUs far from any NIC, the
+ * IOMMU translating on bare metal, peer memory; across hosts the odd one
+ * out (pairing, IOMMU, settings). Both are borrowed and must stay valid
+ * until @a is freed. Returns 0 or -EINVAL (unknown host, NULL @now).
+ */
+int rck_analysis_set_host_pcie(struct rck_analysis *a, unsigned int host, const struct rck_pcie *now,
+			       const struct rck_pcie *before);
 
 #ifdef __cplusplus
 }

@@ -17,5 +17,6 @@
 #include <rocecheck/heatmap.h>
 #include <rocecheck/sweep.h>
 #include <rocecheck/topology.h>
+#include <rocecheck/pcie.h>
 
 #endif

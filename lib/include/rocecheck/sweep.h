@@ -92,6 +92,7 @@ struct rck_sweep_probe {
  * @hold_k of @hold_n: 0 and 0 give the defaults; 1 of 1 disables the
  * hysteresis.
  */
+struct rck_pcie;
 struct rck_sweep_input {
 	size_t size;
 	const char *host;                  /**< names the host in findings (NULL: "localhost") */
@@ -102,6 +103,9 @@ struct rck_sweep_input {
 	unsigned int hold_k, hold_n;
 	const struct rck_sweep_probe *probes;
 	unsigned int n_probes;
+	/** PCIe paths now (rocecheck/pcie.h); NULL: not judged. Their AER
+	 * counts are kept in @st and compared with the next run's. */
+	const struct rck_pcie *pcie;
 };
 
 /** Where a finding stands in the hysteresis. */
