@@ -70,7 +70,7 @@ void emit_free(struct emit *e)
  * stays that of the deepest open container, whatever the document's size. */
 static void put(struct emit *e, const char *s, size_t n)
 {
-	if (n && fwrite(s, 1, n, e->out) != n && !e->err)
+	if (n && fwrite_unlocked(s, 1, n, e->out) != n && !e->err)
 		e->err = -EIO;
 }
 
