@@ -17,7 +17,8 @@ command -v jq >/dev/null || cannot "jq missing"
 printf '127.0.0.1 localhost\n127.0.0.1 agent-in-hosts\n' >"$tmp/hosts"
 printf 'nameserver 127.0.0.1\noptions attempts:2 timeout:5\n' >"$tmp/resolv.conf"
 printf 'hosts: files dns\n' >"$tmp/nsswitch.conf"
-# The silent server: logs each question's name, answers none.
+# The silent server: logs each question's name, answers none but those
+# for nx* (NXDOMAIN, at once).
 cat >"$tmp/silent.py" <<'PY'
 import socket, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -25,12 +26,15 @@ s.bind(("127.0.0.1", 53))
 log = open(sys.argv[1], "a", buffering=1)
 open(sys.argv[2], "w").close()
 while True:
-    b, _ = s.recvfrom(4096)
+    b, peer = s.recvfrom(4096)
     i, parts = 12, []
     while i < len(b) and b[i]:
         parts.append(b[i + 1:i + 1 + b[i]].decode("ascii", "replace"))
         i += 1 + b[i]
     log.write(".".join(parts) + "\n")
+    if parts and parts[0].startswith("nx"):
+        # Same id and question, QR and RD and RA set, RCODE 3.
+        s.sendto(b[:2] + b"\x81\x83" + b[4:6] + b"\0\0\0\0\0\0" + b[12:i + 5], peer)
 PY
 cat >"$tmp/inner.sh" <<'SH'
 set -u
@@ -53,6 +57,11 @@ echo "six $? $(( $(ms) - t0 ))" >>"$T/results"
 $WRAP "$RC" -j mesh --hosts agent-in-hosts:1,127.0.0.1:1,dup:7001,dup:7002,one:7003 --transport tcp \
 	-t 1000 >"$T/files.json" 2>"$T/files.err"
 echo "files $?" >>"$T/results"
+
+# 2b. Names that do not exist: one reason each at once, not the timeout.
+t0=$(ms)
+$WRAP "$RC" -j mesh --hosts nx1,nx2,nx3 --transport tcp -t 10000 >"$T/nx.json" 2>"$T/nx.err"
+echo "nx $? $(( $(ms) - t0 ))" >>"$T/results"
 
 # 3. SIGINT while the names are out: the sweep ends promptly.
 t0=$(ms)
@@ -93,9 +102,16 @@ r=$(jq -r '.hosts[] | select(.name == "agent-in-hosts:1") | .unreachable' "$tmp/
 [[ $r == "cannot connect to its agent: Connection refused" ]] || fail "agent-in-hosts: $r"
 r=$(jq -r '.hosts[] | select(.name == "127.0.0.1:1") | .unreachable' "$tmp/files.json")
 [[ $r == "cannot connect to its agent: Connection refused" ]] || fail "127.0.0.1: $r"
-[ "$(q dup)" -ge 1 ] && [ "$(q dup)" = "$(q one)" ] ||
+if [ "$(q dup)" -lt 1 ] || [ "$(q dup)" != "$(q one)" ]; then
 	fail "a name of two hosts asked $(q dup) times, a name of one host $(q one) times"
+fi
 echo "ok: hosts-file names and literals asked nothing; a name of two hosts asked as often as one ($(q one))"
+
+[ "$(res nx 2)" = 3 ] || fail "names that do not exist: exit $(res nx 2), want 3: $(cat "$tmp/nx.err")"
+[ "$(res nx 3)" -lt 2000 ] || fail "names that do not exist took $(res nx 3) ms under -t 10000"
+n=$(jq '[.hosts[] | select(.unreachable == "cannot connect to its agent: name does not resolve")] | length' "$tmp/nx.json")
+[ "$n" = 3 ] || fail "names that do not exist: $n with the reason, want 3: $(jq -c '[.hosts[].unreachable]' "$tmp/nx.json")"
+echo "ok: three names that do not exist: one reason each in $(res nx 3) ms under -t 10000"
 
 [ "$(res cancel 3)" -lt 2000 ] || fail "SIGINT during resolution: the sweep ended after $(res cancel 3) ms"
 n=$(jq '[.hosts[] | select(.unreachable == "cancelled")] | length' "$tmp/cancel.json")
