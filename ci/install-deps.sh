@@ -13,7 +13,7 @@ SUDO=""
 build_pkgs=(
   build-essential meson ninja-build pkg-config
   libibverbs-dev librdmacm-dev libnl-3-dev libnl-route-3-dev libnl-genl-3-dev
-  libjansson-dev libpcap-dev lldpad-dev liblldpctl-dev libcmocka-dev libsodium-dev libcairo2-dev libpci-dev
+  libjansson-dev libpcap-dev lldpad-dev liblldpctl-dev libcmocka-dev libsodium-dev libcairo2-dev libpci-dev libc-ares-dev
 )
 # Tests: valgrind, the veth/netns tools, ethtool to compare against, clang
 # with its libFuzzer runtime for the fuzz suite, python3-jsonschema for the

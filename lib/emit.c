@@ -1,5 +1,5 @@
-/* Print layer implementation: text goes straight to the stream, JSON is
- * built as a jansson tree and written whole by emit_finish(). */
+/* Print layer implementation: text and JSON both go straight to the
+ * stream as they are emitted; nothing holds the document. */
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
@@ -12,20 +12,30 @@
 
 #define EMIT_DEPTH 16
 
+/* One open JSON container: an array or an object, and whether it holds a
+ * member yet (the separator and the indent of the next one depend on it). */
+struct frame {
+	bool arr, any;
+};
+
 struct emit {
 	enum rck_format fmt;
 	FILE *out;
-	json_t *root;
-	json_t *stack[EMIT_DEPTH];
-	int depth;
+	struct frame stack[EMIT_DEPTH];
+	int depth;   /* -1: no container open */
+	int base;    /* indent level of the root (a document inside another) */
+	bool nested; /* no newline after the root */
+	bool started, done;
 	int err;
 };
 
-int emit_new(enum rck_format fmt, FILE *out, struct emit **emitp)
+int emit_new_nested(enum rck_format fmt, FILE *out, int base, struct emit **emitp)
 {
 	struct emit *e;
 
 	if (fmt != RCK_FORMAT_TEXT && fmt != RCK_FORMAT_JSON && fmt != RCK_FORMAT_JSON_PRETTY)
+		return -EINVAL;
+	if (base < 0 || base > 64)
 		return -EINVAL;
 	e = calloc(1, sizeof(*e));
 	if (!e)
@@ -33,8 +43,15 @@ int emit_new(enum rck_format fmt, FILE *out, struct emit **emitp)
 	e->fmt = fmt;
 	e->out = out;
 	e->depth = -1;
+	e->base = base;
+	e->nested = base > 0;
 	*emitp = e;
 	return 0;
+}
+
+int emit_new(enum rck_format fmt, FILE *out, struct emit **emitp)
+{
+	return emit_new_nested(fmt, out, 0, emitp);
 }
 
 bool emit_is_json(const struct emit *e)
@@ -44,75 +61,181 @@ bool emit_is_json(const struct emit *e)
 
 void emit_free(struct emit *e)
 {
-	if (!e)
-		return;
-	json_decref(e->root);
 	free(e);
 }
 
-/* Attach @v to the current container (or make it the root); steals @v. */
-static void attach(struct emit *e, const char *key, json_t *v)
+/* JSON is written as it is emitted, byte for byte what jansson's
+ * json_dumpf() writes for the same tree with JSON_PRESERVE_ORDER,
+ * JSON_REAL_PRECISION(12) and JSON_COMPACT or JSON_INDENT(2), so memory
+ * stays that of the deepest open container, whatever the document's size. */
+static void put(struct emit *e, const char *s, size_t n)
 {
-	json_t *top;
-	int rc;
-
-	if (!v) {
-		e->err = -ENOMEM;
-		return;
-	}
-	if (e->depth < 0) {
-		if (e->root) {
-			json_decref(v);
-			e->err = -EINVAL;
-			return;
-		}
-		e->root = v;
-		return;
-	}
-	top = e->stack[e->depth];
-	if (json_is_array(top))
-		rc = json_array_append_new(top, v);
-	else
-		rc = json_object_set_new(top, key ? key : "", v);
-	if (rc)
-		e->err = -ENOMEM;
+	if (n && fwrite_unlocked(s, 1, n, e->out) != n && !e->err)
+		e->err = -EIO;
 }
 
-static void push(struct emit *e, const char *key, json_t *c)
+static void indent(struct emit *e, int level)
+{
+	static const char spaces[] = "                                ";
+
+	if (e->fmt != RCK_FORMAT_JSON_PRETTY)
+		return;
+	put(e, "\n", 1);
+	for (size_t n = (size_t)level * 2; n;) {
+		size_t k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
+
+		put(e, spaces, k);
+		n -= k;
+	}
+}
+
+/* Length of the UTF-8 sequence at @s (as jansson accepts it: no overlong
+ * forms, no surrogates, nothing past U+10FFFF), 0 when it is not one. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n;
+	uint32_t v;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] < 0xc2 || s[0] > 0xf4)
+		return 0;
+	n = s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4;
+	v = s[0] & (0x7f >> n);
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		v = v << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && v < 0x800) || (n == 4 && v < 0x10000) || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
+		return 0;
+	return n;
+}
+
+static bool is_utf8(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t n = utf8_len(p);
+
+		if (!n)
+			return false;
+		p += n;
+	}
+	return true;
+}
+
+/* A JSON string: a value that is not UTF-8 has '?' for its bytes past
+ * ASCII (a device name in a recorded tree can be any bytes). */
+static void put_string(struct emit *e, const char *s)
+{
+	bool ok = is_utf8(s);
+	const char *run = s;
+
+	put(e, "\"", 1);
+	for (const char *p = s;; p++) {
+		unsigned char c = (unsigned char)*p;
+		char seq[8];
+		const char *esc = NULL;
+
+		if (c && c >= 0x20 && c != '"' && c != '\\' && (ok || c < 0x80))
+			continue;
+		put(e, run, (size_t)(p - run));
+		run = p + 1;
+		if (!c)
+			break;
+		switch (c) {
+		case '"': esc = "\\\""; break;
+		case '\\': esc = "\\\\"; break;
+		case '\b': esc = "\\b"; break;
+		case '\f': esc = "\\f"; break;
+		case '\n': esc = "\\n"; break;
+		case '\r': esc = "\\r"; break;
+		case '\t': esc = "\\t"; break;
+		default:
+			if (c >= 0x80) {
+				esc = "?";
+			} else {
+				snprintf(seq, sizeof(seq), "\\u%04X", c);
+				esc = seq;
+			}
+		}
+		put(e, esc, strlen(esc));
+	}
+	put(e, "\"", 1);
+}
+
+/* Where a new value goes: a separator and an indent after the previous
+ * member, then the key inside an object. */
+static bool member(struct emit *e, const char *key)
+{
+	struct frame *f;
+
+	if (e->err)
+		return false;
+	if (e->depth < 0) {
+		if (e->started)
+			e->err = -EINVAL; /* a second root */
+		e->started = true;
+		return !e->err;
+	}
+	f = &e->stack[e->depth];
+	if (f->any)
+		put(e, ",", 1);
+	f->any = true;
+	indent(e, e->base + e->depth + 1);
+	if (!f->arr) {
+		put_string(e, key ? key : "");
+		put(e, e->fmt == RCK_FORMAT_JSON_PRETTY ? ": " : ":", e->fmt == RCK_FORMAT_JSON_PRETTY ? 2 : 1);
+	}
+	return true;
+}
+
+/* A scalar as the whole document is no JSON text jansson would write. */
+static void scalar(struct emit *e, const char *key, const char *s, size_t n)
+{
+	if (e->depth < 0 && !e->err)
+		e->err = -EINVAL;
+	if (member(e, key))
+		put(e, s, n);
+}
+
+static void push(struct emit *e, const char *key, bool arr)
 {
 	if (!emit_is_json(e))
 		return;
 	if (e->depth + 1 >= EMIT_DEPTH) {
-		json_decref(c);
-		e->err = -E2BIG;
+		if (!e->err)
+			e->err = -E2BIG;
 		return;
 	}
-	if (!c) {
-		e->err = -ENOMEM;
+	if (!member(e, key))
 		return;
-	}
-	json_incref(c);
-	attach(e, key, c);
-	e->stack[++e->depth] = c;
-	json_decref(c);
+	put(e, arr ? "[" : "{", 1);
+	e->stack[++e->depth] = (struct frame){.arr = arr};
 }
 
 static void pop(struct emit *e)
 {
-	if (emit_is_json(e) && e->depth >= 0)
-		e->depth--;
+	struct frame *f;
+
+	if (!emit_is_json(e) || e->depth < 0 || e->err)
+		return;
+	f = &e->stack[e->depth];
+	if (f->any)
+		indent(e, e->base + e->depth);
+	put(e, f->arr ? "]" : "}", 1);
+	if (--e->depth < 0)
+		e->done = true;
 }
 
 void emit_obj_open(struct emit *e, const char *key)
 {
-	if (emit_is_json(e))
-		push(e, key, json_object());
+	push(e, key, false);
 }
 
 void emit_arr_open(struct emit *e, const char *key)
 {
-	if (emit_is_json(e))
-		push(e, key, json_array());
+	push(e, key, true);
 }
 
 void emit_obj_close(struct emit *e)
@@ -205,33 +328,20 @@ void emit_label(struct emit *e, const char *indent, const char *label, int width
 		free(safe);
 }
 
-/* jansson refuses strings that are not UTF-8 (a device name in a recorded
- * tree can be any bytes): such a string goes out with '?' for every byte
- * past ASCII rather than failing the whole document. */
-static json_t *json_str(const char *val)
-{
-	json_t *j;
-	char *copy;
-
-	if (!val)
-		return json_null();
-	j = json_string(val);
-	if (j || !(copy = strdup(val)))
-		return j;
-	for (char *p = copy; *p; p++)
-		if ((unsigned char)*p >= 0x80)
-			*p = '?';
-	j = json_string(copy);
-	free(copy);
-	return j;
-}
-
 void emit_str(struct emit *e, const char *key, const char *tfmt, const char *val)
 {
-	if (emit_is_json(e))
-		attach(e, key, json_str(val));
-	else
+	if (!emit_is_json(e)) {
 		text(e, tfmt, val);
+		return;
+	}
+	if (!val) {
+		scalar(e, key, "null", 4);
+		return;
+	}
+	if (e->depth < 0 && !e->err)
+		e->err = -EINVAL;
+	if (member(e, key))
+		put_string(e, val);
 }
 
 void emit_u64(struct emit *e, const char *key, const char *tfmt, uint64_t val)
@@ -240,10 +350,14 @@ void emit_u64(struct emit *e, const char *key, const char *tfmt, uint64_t val)
 
 	snprintf(buf, sizeof(buf), "%" PRIu64, val);
 	if (emit_is_json(e)) {
-		/* jansson integers are signed 64-bit: from 2^63 up the value
-		 * goes out exact as a decimal string (the protobuf JSON
-		 * convention), never as a rounded real. */
-		attach(e, key, val > INT64_MAX ? json_string(buf) : json_integer((json_int_t)val));
+		/* JSON readers (jansson among them) hold signed 64-bit
+		 * integers: from 2^63 up the value goes out exact as a
+		 * decimal string (the protobuf JSON convention), never as a
+		 * rounded real. */
+		if (val > INT64_MAX)
+			emit_str(e, key, NULL, buf);
+		else
+			scalar(e, key, buf, strlen(buf));
 		return;
 	}
 	text(e, tfmt, buf);
@@ -253,25 +367,54 @@ void emit_i64(struct emit *e, const char *key, const char *tfmt, int64_t val)
 {
 	char buf[32];
 
-	if (emit_is_json(e)) {
-		attach(e, key, json_integer(val));
-		return;
-	}
 	snprintf(buf, sizeof(buf), "%" PRId64, val);
-	text(e, tfmt, buf);
+	if (emit_is_json(e))
+		scalar(e, key, buf, strlen(buf));
+	else
+		text(e, tfmt, buf);
+}
+
+/* A real as jansson writes one: "%.12g", with ".0" when that reads as an
+ * integer, the exponent without '+' and leading zeros. */
+static size_t real_text(char *buf, size_t len, double v)
+{
+	char *p, *from;
+	size_t n;
+
+	snprintf(buf, len, "%.12g", v);
+	for (p = buf; *p; p++)
+		if (*p == ',')
+			*p = '.'; /* a locale's decimal comma */
+	n = strlen(buf);
+	if (!strchr(buf, '.') && !strchr(buf, 'e') && n + 3 <= len) {
+		memcpy(buf + n, ".0", 3);
+		n += 2;
+	}
+	p = strchr(buf, 'e');
+	if (p) {
+		p++;
+		if (*p == '-')
+			p++;
+		from = *p == '+' ? p + 1 : p;
+		while (*from == '0' && from[1])
+			from++;
+		memmove(p, from, strlen(from) + 1);
+		n = strlen(buf);
+	}
+	return n;
 }
 
 void emit_double(struct emit *e, const char *key, const char *tfmt, int prec, double val)
 {
 	char buf[64];
 
-	/* JSON has no inf or nan (json_real() refuses them): null, "n/a". */
+	/* JSON has no inf or nan: null, "n/a". */
 	if (!isfinite(val)) {
 		emit_null(e, key, tfmt);
 		return;
 	}
 	if (emit_is_json(e)) {
-		attach(e, key, json_real(val));
+		scalar(e, key, buf, real_text(buf, sizeof(buf), val));
 		return;
 	}
 	snprintf(buf, sizeof(buf), "%.*f", prec, val);
@@ -281,7 +424,7 @@ void emit_double(struct emit *e, const char *key, const char *tfmt, int prec, do
 void emit_bool(struct emit *e, const char *key, const char *tfmt, bool val)
 {
 	if (emit_is_json(e))
-		attach(e, key, json_boolean(val));
+		scalar(e, key, val ? "true" : "false", val ? 4 : 5);
 	else
 		text(e, tfmt, val ? "yes" : "no");
 }
@@ -291,12 +434,38 @@ void emit_null(struct emit *e, const char *key, const char *tfmt)
 	emit_str(e, key, tfmt, NULL);
 }
 
+/* A ready value, dumped by jansson and indented to where it stands. */
 void emit_json(struct emit *e, const char *key, json_t *val)
 {
-	if (emit_is_json(e))
-		attach(e, key, val);
-	else
+	size_t flags = JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12) | JSON_ENCODE_ANY;
+	char *s, *p, *nl;
+
+	if (!emit_is_json(e) || !val) {
+		if (!val && emit_is_json(e) && !e->err)
+			e->err = -ENOMEM;
 		json_decref(val);
+		return;
+	}
+	flags |= e->fmt == RCK_FORMAT_JSON_PRETTY ? JSON_INDENT(2) : JSON_COMPACT;
+	if (e->depth < 0 && !json_is_object(val) && !json_is_array(val) && !e->err)
+		e->err = -EINVAL;
+	s = json_dumps(val, flags);
+	json_decref(val);
+	if (!s) {
+		if (!e->err)
+			e->err = -ENOMEM;
+		return;
+	}
+	if (member(e, key)) {
+		/* Strings in JSON text hold no raw newline: each one starts
+		 * an indented line. */
+		for (p = s; (nl = strchr(p, '\n')); p = nl + 1) {
+			put(e, p, (size_t)(nl - p));
+			indent(e, e->base + e->depth + 1);
+		}
+		put(e, p, strlen(p));
+	}
+	free(s);
 }
 
 void emit_text(struct emit *e, const char *fmt, ...)
@@ -312,16 +481,19 @@ void emit_text(struct emit *e, const char *fmt, ...)
 
 int emit_finish(struct emit *e)
 {
-	size_t flags = JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12);
-
 	if (e->err)
 		return e->err;
 	if (emit_is_json(e)) {
-		flags |= e->fmt == RCK_FORMAT_JSON_PRETTY ? JSON_INDENT(2) : JSON_COMPACT;
-		if (!e->root)
+		if (!e->started)
 			return -EINVAL;
-		if (json_dumpf(e->root, e->out, flags) || fputc('\n', e->out) == EOF)
-			return -EIO;
+		while (e->depth >= 0 && !e->err)
+			pop(e);
+		if (!e->nested)
+			put(e, "\n", 1);
+		if (e->err)
+			return e->err;
 	}
-	return fflush(e->out) ? -errno : 0;
+	if (fflush(e->out))
+		return -errno;
+	return ferror(e->out) ? -EIO : 0;
 }

@@ -17,12 +17,18 @@ struct json_t;
  * fine, "%-8s"), or NULL to leave the field out of the text form. Values are
  * turned into strings first; an absent value prints "n/a". In JSON an
  * absent value is null. Keys are snake_case; @key is ignored inside arrays.
- * Errors (only ENOMEM) are kept and returned by emit_finish().
+ * JSON is written as it is emitted (memory stays that of the open
+ * containers), in the bytes jansson's json_dumpf() would write for the same
+ * tree; on an error the stream may hold part of the document, so files go
+ * through rck_write_atomic(). Errors are kept and returned by emit_finish().
  * Text values are escaped: bytes outside printable ASCII come out as \xNN.
  * JSON: a u64 from 2^63 up is a decimal string, a non-finite double null,
  * a string that is not UTF-8 has '?' for its bytes past ASCII.
  */
 int emit_new(enum rck_format fmt, FILE *out, struct emit **emitp);
+/* A JSON document written as a member @base levels deep inside another
+ * (its indent), with no newline after it. */
+int emit_new_nested(enum rck_format fmt, FILE *out, int base, struct emit **emitp);
 /* Write the JSON document (nothing more for text). Returns 0 or -errno. */
 int emit_finish(struct emit *e);
 void emit_free(struct emit *e);

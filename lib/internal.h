@@ -40,6 +40,13 @@ int rck_write_atomic(const char *path, int (*fn)(FILE *f, const void *arg), cons
 #include <sys/types.h>
 int rck_atomic_check_target(const char *path, mode_t *mode);
 
+/* Dump the JSON object @root (not empty) with the sweep @m as its last
+ * member @key (plain ASCII), the sweep streamed as it is written, so a
+ * report that embeds a sweep never holds it as a tree (mesh/result_io.c). */
+struct json_t;
+struct rck_mesh;
+int mesh_dump_with(struct json_t *root, const char *key, const struct rck_mesh *m, FILE *out, bool pretty);
+
 /* True when the context reads a recorded tree rather than the live system:
  * verbs, ethtool and netlink sources are then not consulted. */
 static inline int rck_ctx_is_recorded(const struct rck_ctx *ctx)

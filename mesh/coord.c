@@ -23,6 +23,7 @@
 #include "agent_tasks_proto.h"
 #include "coord.h"
 #include "coord_sweep.h"
+#include "resolve.h"
 #include "retest.h"
 #include "sched.h"
 
@@ -536,25 +537,15 @@ static void sweep_frame(struct sweep *s, struct host *h, const struct wire_frame
 	}
 }
 
-static int connect_host(struct host *h)
+static int connect_host(struct host *h, const struct mesh_addr *a)
 {
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai;
-	char port[8];
-	int one = 1, rc;
+	int one = 1;
 
-	snprintf(port, sizeof(port), "%u", h->cfg->port);
-	if (getaddrinfo(h->cfg->addr, port, &hints, &ai))
-		return -ENOENT;
-	h->fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (h->fd < 0) {
-		rc = -errno;
-		freeaddrinfo(ai);
-		return rc;
-	}
+	h->fd = socket(a->sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (h->fd < 0)
+		return -errno;
 	setsockopt(h->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	rc = connect(h->fd, ai->ai_addr, ai->ai_addrlen) && errno != EINPROGRESS ? -errno : 0;
-	freeaddrinfo(ai);
-	return rc;
+	return connect(h->fd, (const struct sockaddr *)&a->sa, a->len) && errno != EINPROGRESS ? -errno : 0;
 }
 
 /* Register what @h waits for: always input, output while some is queued. */
@@ -681,23 +672,49 @@ bool coord_stopping(struct sweep *s, uint64_t deadline)
 	return atomic_load(&s->c->cancel) || wire_now_ns() >= deadline;
 }
 
+/* A host's name has an answer: dial it (or record why not). */
+static void host_resolved(void *arg, size_t i, const struct mesh_addr *a)
+{
+	struct sweep *s = arg;
+	struct host *h = &s->h[i];
+	int rc;
+
+	if (a->err) {
+		coord_host_dead(s, h, a->err == -ECANCELED ? "%s" : "cannot connect to its agent: %s", a->why);
+		return;
+	}
+	rc = connect_host(h, a);
+	if (rc)
+		coord_host_dead(s, h, "cannot connect to its agent: %s", strerror(-rc));
+	else
+		arm(s, h);
+}
+
+static void poll_now(void *arg)
+{
+	coord_poll_round(arg, 0);
+}
+
 /* Connect, authenticate and describe every host within the timeout. */
 static void meet_hosts(struct sweep *s, uint64_t deadline)
 {
 	uint64_t until = wire_now_ns() + (uint64_t)s->timeout_ms * 1000000ull;
+	struct mesh_resolve_cb cb = {.ready = host_resolved, .extra_fd = s->ep, .extra = poll_now, .arg = s};
+	struct mesh_addr *a = NULL;
+	int rc;
 
 	if (until > deadline)
 		until = deadline;
-	for (size_t i = 0; i < s->n_h; i++) {
-		struct host *h = &s->h[i];
-		int rc = connect_host(h);
-
-		if (rc)
-			coord_host_dead(s, h, "cannot connect to its agent: %s",
-				  rc == -ENOENT ? "name does not resolve" : strerror(-rc));
-		else
-			arm(s, h);
-	}
+	/* All names at once within the timeout (mesh/resolve.c), each host
+	 * dialled as soon as its name resolves; a host whose launcher failed
+	 * is neither resolved nor dialled. */
+	for (size_t i = 0; i < s->n_h; i++)
+		if (s->h[i].cfg->down)
+			coord_host_dead(s, &s->h[i], "%s", s->h[i].cfg->down);
+	rc = mesh_resolve_hosts(s->c->hosts, s->n_h, until, &s->c->cancel, &cb, &a);
+	for (size_t i = 0; rc && i < s->n_h; i++)
+		coord_host_dead(s, &s->h[i], "cannot resolve its name: %s", strerror(-rc));
+	free(a);
 	while (s->settled < s->n_h && !coord_stopping(s, until))
 		coord_poll_round(s, SLICE_MS);
 	for (size_t i = 0; i < s->n_h; i++)

@@ -19,6 +19,7 @@ struct coord_host {
 	unsigned int port;
 	uint8_t *token; /* NULL: the config's key */
 	size_t token_len;
+	char *down;     /* its launcher's failure: not resolved, not dialled */
 };
 
 struct rck_mesh_config {

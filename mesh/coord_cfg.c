@@ -41,6 +41,7 @@ RCK_EXPORT void rck_mesh_config_free(struct rck_mesh_config *c)
 		if (c->hosts[i].token)
 			memset(c->hosts[i].token, 0, c->hosts[i].token_len);
 		free(c->hosts[i].token);
+		free(c->hosts[i].down);
 	}
 	free(c->hosts);
 	memset(c->key, 0, sizeof(c->key));
@@ -81,6 +82,25 @@ RCK_EXPORT int rck_mesh_config_add_host(struct rck_mesh_config *c, const char *n
 	}
 	c->n_hosts++;
 	return 0;
+}
+
+RCK_EXPORT int rck_mesh_config_host_down(struct rck_mesh_config *c, const char *name, const char *reason)
+{
+	char *copy;
+
+	if (!c || !name || !reason || !*reason)
+		return -EINVAL;
+	for (size_t i = 0; i < c->n_hosts; i++) {
+		if (strcmp(c->hosts[i].name, name))
+			continue;
+		copy = strdup(reason);
+		if (!copy)
+			return -ENOMEM;
+		free(c->hosts[i].down);
+		c->hosts[i].down = copy;
+		return 0;
+	}
+	return -ENOENT;
 }
 
 RCK_EXPORT int rck_mesh_config_set_key(struct rck_mesh_config *c, const uint8_t *key, size_t len)

@@ -11,6 +11,9 @@
 #include "../dcb/dcb_set.h"
 #include "strset.h"
 
+/* The "version" of the sweep result's JSON (result_io.c, result_load.c). */
+#define MESH_JSON_VERSION 1
+
 /* One nonzero counter increase at one end of a probe. */
 struct mesh_ctr {
 	uint8_t id;  /* enum rck_counter */

@@ -1,5 +1,5 @@
-/* The sweep result in and out: text and JSON through the print layer, and
- * a strict loader of that JSON, so analysis runs on recorded sweeps. */
+/* The sweep result out: text and JSON through the print layer, streamed
+ * as it is written (the loader is result_load.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -13,10 +13,6 @@
 #include "internal.h"
 #include "result.h"
 
-#define MESH_JSON_VERSION 1
-/* Bounds a loaded file must keep: hostile input cannot ask for more. */
-#define LOAD_MAX_NICS (RCK_HOSTLIST_MAX * 16)
-#define LOAD_MAX_PROBES (1u << 25)
 
 /* "ecn_marked_packets", "pfc_rx_pause[3]": the key of a counter in JSON. */
 static void ctr_key(unsigned int id, char *buf, size_t len)
@@ -28,30 +24,6 @@ static void ctr_key(unsigned int id, char *buf, size_t len)
 		snprintf(buf, len, "%s[%d]", name, prio);
 	else
 		snprintf(buf, len, "%s", name);
-}
-
-static int ctr_id(const char *key)
-{
-	const char *br = strchr(key, '[');
-	size_t len = br ? (size_t)(br - key) : strlen(key);
-	int want = -1;
-
-	/* "name" or "name[P]" with one digit 0..7, nothing after. */
-	if (br) {
-		if (br[1] < '0' || br[1] > '7' || br[2] != ']' || br[3])
-			return -1;
-		want = br[1] - '0';
-	}
-	for (unsigned int id = 0; id < RCK_CTR_COUNT; id++) {
-		int prio;
-		const char *name = rck_counter_name((enum rck_counter)id, &prio);
-
-		if (prio == (want < 0 ? -1 : want) && strlen(name) == len && !memcmp(name, key, len))
-			return (int)id;
-		if (prio >= 0 && want < 0 && strlen(name) == len && !memcmp(name, key, len))
-			return -1; /* a per-priority name needs its [P] */
-	}
-	return -1;
 }
 
 /* A measurement that was not taken (NaN) is null in JSON, "n/a" in text. */
@@ -232,14 +204,17 @@ static void write_probes(struct emit *e, const struct rck_mesh *m)
 	emit_arr_close(e);
 }
 
-RCK_EXPORT int rck_mesh_write(const struct rck_mesh *m, FILE *out, enum rck_format fmt)
+/* The sweep as one JSON document (or text), written as it is emitted:
+ * memory for writing stays that of one probe, whatever the sweep's size.
+ * @base: indent level of a document inside another. */
+static int write_at(const struct rck_mesh *m, FILE *out, enum rck_format fmt, int base)
 {
 	struct emit *e;
 	int rc;
 
 	if (!m || !out)
 		return -EINVAL;
-	rc = emit_new(fmt, out, &e);
+	rc = emit_new_nested(fmt, out, base, &e);
 	if (rc)
 		return rc;
 	emit_obj_open(e, NULL);
@@ -259,423 +234,31 @@ RCK_EXPORT int rck_mesh_write(const struct rck_mesh *m, FILE *out, enum rck_form
 	return rc;
 }
 
-/* ---- loading ---- */
-
-struct loader {
-	struct rck_ctx *ctx;
-	const char *name;
-	char where[96];
-};
-
-static int bad(struct loader *l, const char *what)
+RCK_EXPORT int rck_mesh_write(const struct rck_mesh *m, FILE *out, enum rck_format fmt)
 {
-	if (l->ctx)
-		rck_err(l->ctx, "%s: %s%s", l->name, l->where, what);
-	return -EINVAL;
+	return write_at(m, out, fmt, 0);
 }
 
-/* A string from a file reaches terminals as one from an agent does:
- * anything but printable ASCII becomes '?' (in place: same length, still
- * valid UTF-8 in the document). */
-static const char *printable(const json_t *v)
+int mesh_dump_with(json_t *root, const char *key, const struct rck_mesh *m, FILE *out, bool pretty)
 {
-	char *s = (char *)json_string_value(v);
-
-	for (char *p = s; p && *p; p++)
-		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
-			*p = '?';
-	return s;
-}
-
-/* Optional string: absent or null gives NULL. */
-static int opt_str(struct loader *l, const json_t *o, const char *key, const char **out)
-{
-	const json_t *v = json_object_get(o, key);
-
-	*out = NULL;
-	if (!v || json_is_null(v))
-		return 0;
-	if (!json_is_string(v))
-		return bad(l, key);
-	*out = printable(v);
-	return 0;
-}
-
-static int get_uint(struct loader *l, const json_t *o, const char *key, int64_t max, uint64_t *out)
-{
-	const json_t *v = json_object_get(o, key);
-
-	if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > max)
-		return bad(l, key);
-	*out = (uint64_t)json_integer_value(v);
-	return 0;
-}
-
-/* A number >= @min, or null (NaN) where @nullable. */
-static int get_num(struct loader *l, const json_t *o, const char *key, bool nullable, double min,
-		   double *out)
-{
-	const json_t *v = json_object_get(o, key);
-
-	if (nullable && (!v || json_is_null(v))) {
-		*out = NAN;
-		return 0;
-	}
-	if (!json_is_number(v) || !(json_number_value(v) >= min))
-		return bad(l, key);
-	*out = json_number_value(v);
-	return 0;
-}
-
-static int load_nic(struct loader *l, struct rck_mesh *m, unsigned int h, const json_t *jn)
-{
-	struct rck_mesh_nic n = {.size = sizeof(n)};
-	const json_t *ctrs = json_object_get(jn, "counters"), *v;
-	uint64_t id, port, rail, amtu, nmtu;
-	const json_t *gid = json_object_get(jn, "gid_index");
-	size_t i;
-	int rc;
-
-	if (!json_is_object(jn))
-		return bad(l, "a NIC is not an object");
-	if ((rc = get_uint(l, jn, "id", UINT32_MAX, &id)) || (rc = get_uint(l, jn, "port", 255, &port)) ||
-	    (rc = get_uint(l, jn, "rail", 1023, &rail)) ||
-	    (rc = get_uint(l, jn, "active_mtu", 1 << 20, &amtu)) ||
-	    (rc = get_uint(l, jn, "netdev_mtu", 1 << 20, &nmtu)) ||
-	    (rc = get_num(l, jn, "rate_gbps", false, 0, &n.rate_gbps)) ||
-	    (rc = opt_str(l, jn, "device", &n.device)) || (rc = opt_str(l, jn, "netdev", &n.netdev)) ||
-	    (rc = opt_str(l, jn, "state", &n.state)) || (rc = opt_str(l, jn, "fw_ver", &n.fw_ver)))
-		return rc;
-	if (id != m->n_nics)
-		return bad(l, "NIC ids are not 0, 1, 2, ... in order");
-	if (!json_is_integer(gid) || json_integer_value(gid) < -1 || json_integer_value(gid) > 65535)
-		return bad(l, "gid_index");
-	if (!json_is_array(ctrs))
-		return bad(l, "counters");
-	json_array_foreach(ctrs, i, v) {
-		int c = json_is_string(v) ? ctr_id(json_string_value(v)) : -1;
-
-		if (c < 0)
-			return bad(l, "not a neutral counter name in counters");
-		n.counters |= 1ULL << c;
-	}
-	n.port = (unsigned int)port;
-	n.rail = (int)rail;
-	n.active_mtu = (unsigned int)amtu;
-	n.netdev_mtu = (unsigned int)nmtu;
-	n.gid_index = (int)json_integer_value(gid);
-	rc = rck_mesh_add_nic(m, h, &n, NULL);
-	if (rc == -EINVAL || rc == -EEXIST)
-		return bad(l, "a NIC without device or port, or one given twice");
-	return rc;
-}
-
-/* "dcb": null (not collected) or {"error", "ports": [port objects]}. */
-static int load_dcb(struct loader *l, struct rck_mesh *m, unsigned int h, const json_t *jd)
-{
-	const json_t *ports = json_object_get(jd, "ports"), *p;
-	struct rck_dcb **v = NULL;
-	const char *error;
-	size_t i, n = 0;
-	int rc;
-
-	if (!jd || json_is_null(jd))
-		return 0;
-	if (!json_is_object(jd) || !json_is_array(ports) || json_array_size(ports) > 256)
-		return bad(l, "\"dcb\" needs \"ports\", an array of at most 256");
-	if ((rc = opt_str(l, jd, "error", &error)))
-		return rc;
-	if (error && json_array_size(ports))
-		return bad(l, "dcb: ports and an error");
-	if (json_array_size(ports) && !(v = calloc(json_array_size(ports), sizeof(*v))))
-		return -ENOMEM;
-	json_array_foreach(ports, i, p) {
-		rc = dcb_port_from_json(p, &v[n]);
-		if (rc) {
-			if (rc == -EINVAL) {
-				snprintf(l->where + strlen(l->where), sizeof(l->where) - strlen(l->where),
-					 "dcb.ports[%zu]: ", i);
-				rc = bad(l, "not a DCB port state (rocedcb show)");
-			}
-			break;
-		}
-		n++;
-	}
-	if (!rc)
-		rc = rck_mesh_host_set_dcb(m, h, (const struct rck_dcb *const *)v, n, error);
-	for (i = 0; i < n; i++)
-		rck_dcb_free(v[i]);
-	free(v);
-	return rc;
-}
-
-/* A NIC's JSON and where it stands, by its id. */
-struct nic_at {
-	const json_t *jn;
-	uint32_t host, i, j;
-};
-
-/* NIC ids number NICs in the order the sweep met them, which is not the
- * hosts' order (agents answer in any order): collect them by id, then add
- * them in id order so a NIC's number is its id. */
-static int load_nics_by_id(struct loader *l, struct rck_mesh *m, const json_t *hosts, size_t total)
-{
-	struct nic_at *at = calloc(total + 1, sizeof(*at));
-	const json_t *jh, *jn;
-	size_t i, j;
+	size_t flags = JSON_PRESERVE_ORDER | (pretty ? JSON_INDENT(2) : JSON_COMPACT);
+	char *head = json_is_object(root) && json_object_size(root) ? json_dumps(root, flags) : NULL;
+	size_t n = head ? strlen(head) : 0;
 	int rc = 0;
 
-	if (!at)
+	if (!head)
 		return -ENOMEM;
-	json_array_foreach(hosts, i, jh) {
-		json_array_foreach(json_object_get(jh, "nics"), j, jn) {
-			const json_t *id = json_object_get(jn, "id");
-			json_int_t v = json_is_integer(id) ? json_integer_value(id) : -1;
-
-			snprintf(l->where, sizeof(l->where), "hosts[%zu].nics[%zu]: ", i, j);
-			if (v < 0 || (size_t)v >= total || at[v].jn) {
-				rc = bad(l, "NIC ids are not 0, 1, 2, ... each once");
-				goto out;
-			}
-			at[v] = (struct nic_at){.jn = jn, .host = (uint32_t)i, .i = (uint32_t)i, .j = (uint32_t)j};
-		}
-	}
-	for (size_t id = 0; id < total && !rc; id++) {
-		snprintf(l->where, sizeof(l->where), "hosts[%u].nics[%u]: ", at[id].i, at[id].j);
-		rc = load_nic(l, m, at[id].host, at[id].jn);
-	}
-out:
-	free(at);
-	return rc;
-}
-
-static int load_hosts(struct loader *l, struct rck_mesh *m, const json_t *hosts)
-{
-	const json_t *jh;
-	size_t i, total = 0;
-	int rc;
-
-	if (!json_is_array(hosts) || json_array_size(hosts) > RCK_HOSTLIST_MAX)
-		return bad(l, "no \"hosts\" array of at most 65536");
-	json_array_foreach(hosts, i, jh) {
-		const char *name = printable(json_object_get(jh, "name")), *why;
-		const json_t *nics = json_object_get(jh, "nics");
-		unsigned int h;
-
-		snprintf(l->where, sizeof(l->where), "hosts[%zu]: ", i);
-		if (!name || !json_is_array(nics))
-			return bad(l, "a host needs \"name\" and \"nics\"");
-		rc = rck_mesh_add_host(m, name, &h);
-		if (rc == -EEXIST || rc == -EINVAL)
-			return bad(l, "a host name given twice, empty or too long");
-		if (!rc)
-			rc = opt_str(l, jh, "unreachable", &why);
-		if (!rc && why)
-			rc = rck_mesh_host_set_unreachable(m, h, why);
-		if (rc)
-			return rc;
-		total += json_array_size(nics);
-		if (total > LOAD_MAX_NICS)
-			return bad(l, "too many NICs");
-		rc = load_dcb(l, m, h, json_object_get(jh, "dcb"));
-		if (rc)
-			return rc;
-	}
-	return load_nics_by_id(l, m, hosts, total);
-}
-
-static int load_counters(struct loader *l, struct rck_mesh *m, unsigned int cell, unsigned int attempt,
-			 const json_t *jc)
-{
-	if (!json_is_object(jc))
-		return bad(l, "counters");
-	for (unsigned int end = 0; end < 2; end++) {
-		const json_t *obj = json_object_get(jc, end ? "dst" : "src"), *v;
-		const char *key;
-
-		if (!json_is_object(obj))
-			return bad(l, "counters need \"src\" and \"dst\" objects");
-		json_object_foreach((json_t *)obj, key, v) {
-			int id = ctr_id(key), rc;
-
-			if (id < 0 || !json_is_integer(v) || json_integer_value(v) < 0)
-				return bad(l, "not a neutral counter with a count");
-			rc = rck_mesh_set_counter(m, cell, attempt, (enum rck_mesh_end)end,
-						  (enum rck_counter)id, (uint64_t)json_integer_value(v));
-			if (rc == -ENOENT)
-				return bad(l, "a counter delta the NIC does not have");
-			if (rc)
-				return rc;
-		}
-	}
-	return 0;
-}
-
-static int load_meas(struct loader *l, struct rck_mesh *m, enum rck_mesh_test test, unsigned int src,
-		     unsigned int dst, unsigned int attempt, const json_t *jm)
-{
-	struct rck_mesh_meas x = {.size = sizeof(x)};
-	const char *status = json_string_value(json_object_get(jm, "status"));
-	unsigned int cell;
-	int rc;
-
-	if (!json_is_object(jm) || !status)
-		return bad(l, "a result needs \"status\"");
-	x.status = RCK_MESH_STATUS_COUNT;
-	for (unsigned int s = 0; s < RCK_MESH_STATUS_COUNT; s++)
-		if (!strcmp(status, rck_mesh_status_name((enum rck_mesh_status)s)))
-			x.status = (enum rck_mesh_status)s;
-	if (x.status == RCK_MESH_STATUS_COUNT)
-		return bad(l, "unknown status");
-	if ((rc = get_num(l, jm, "gbps", true, 0, &x.gbps)) ||
-	    (rc = get_num(l, jm, "lat_p50_us", true, 0, &x.lat_p50_us)) ||
-	    (rc = get_num(l, jm, "lat_p99_us", true, 0, &x.lat_p99_us)) ||
-	    (rc = get_num(l, jm, "start_s", true, 0, &x.start_s)) ||
-	    (rc = get_num(l, jm, "seconds", true, 0, &x.seconds)) ||
-	    (rc = opt_str(l, jm, "reason", &x.reason)))
-		return rc;
-	rc = rck_mesh_set_result(m, test, src, dst, attempt, &x, &cell);
-	if (rc)
-		return rc;
-	return load_counters(l, m, cell, attempt, json_object_get(jm, "counters"));
-}
-
-static int load_probes(struct loader *l, struct rck_mesh *m, const json_t *probes)
-{
-	const json_t *jp;
-	size_t i;
-	int rc;
-
-	if (!json_is_array(probes) || json_array_size(probes) > LOAD_MAX_PROBES)
-		return bad(l, "no \"probes\" array");
-	json_array_foreach(probes, i, jp) {
-		const char *test = json_string_value(json_object_get(jp, "test"));
-		const json_t *retest = json_object_get(jp, "retest");
-		const json_t *later = json_object_get(jp, "later_retests");
-		uint64_t src, dst, attempts;
-		enum rck_mesh_test t;
-
-		snprintf(l->where, sizeof(l->where), "probes[%zu]: ", i);
-		if (!json_is_object(jp) || !test)
-			return bad(l, "a probe needs \"test\"");
-		if (!strcmp(test, "bw"))
-			t = RCK_MESH_TEST_BW;
-		else if (!strcmp(test, "lat"))
-			t = RCK_MESH_TEST_LAT;
-		else
-			return bad(l, "unknown test");
-		if ((rc = get_uint(l, jp, "src", (int64_t)m->n_nics - 1, &src)) ||
-		    (rc = get_uint(l, jp, "dst", (int64_t)m->n_nics - 1, &dst)) ||
-		    (rc = get_uint(l, jp, "attempts", 1 + RCK_MESH_RETEST_MAX, &attempts)))
-			return rc;
-		if (later && (!json_is_array(later) || !json_array_size(later)))
-			return bad(l, "\"later_retests\" is not a non-empty array");
-		if (src == dst || attempts == 0 ||
-		    (attempts >= 2) != (retest && !json_is_null(retest)) ||
-		    (attempts > 2 ? !later || json_array_size(later) != attempts - 2 : later != NULL))
-			return bad(l, "src equals dst, or attempts does not match retest");
-		if (!rck_mesh_find_cell(m, t, (unsigned int)src, (unsigned int)dst, NULL))
-			return bad(l, "the same test and NICs twice");
-		rc = load_meas(l, m, t, (unsigned int)src, (unsigned int)dst, 0, json_object_get(jp, "result"));
-		if (!rc && attempts >= 2)
-			rc = load_meas(l, m, t, (unsigned int)src, (unsigned int)dst, 1, retest);
-		for (unsigned int k = 2; !rc && k < attempts; k++)
-			rc = load_meas(l, m, t, (unsigned int)src, (unsigned int)dst, k,
-				       json_array_get(later, k - 2));
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
-static int load_root(struct loader *l, struct rck_mesh *m, const json_t *root)
-{
-	struct rck_mesh_info info = {.size = sizeof(info)};
-	uint64_t version;
-	int rc;
-
-	if (!json_is_object(root))
-		return bad(l, "not a JSON object");
-	if ((rc = get_uint(l, root, "version", INT64_MAX, &version)))
-		return rc;
-	if (version != MESH_JSON_VERSION)
-		return bad(l, "unknown version (this library reads 1)");
-	if ((rc = opt_str(l, root, "pattern", &info.pattern)) || (rc = opt_str(l, root, "rails", &info.rails)) ||
-	    (rc = get_uint(l, root, "start_ns", INT64_MAX, &info.start_ns)) ||
-	    (rc = get_num(l, root, "seconds", false, 0, &info.seconds)))
-		return rc;
-	rc = rck_mesh_set_info(m, &info);
+	/* The object without its closing brace, then @key and the sweep. */
+	n -= pretty ? 2 : 1;
+	if (fwrite(head, 1, n, out) != n || fputs(",", out) == EOF)
+		rc = -EIO;
+	free(head);
+	if (!rc && (fputs(pretty ? "\n  \"" : "\"", out) == EOF || fputs(key, out) == EOF ||
+		    fputs(pretty ? "\": " : "\":", out) == EOF))
+		rc = -EIO;
 	if (!rc)
-		rc = load_hosts(l, m, json_object_get(root, "hosts"));
-	if (!rc)
-		rc = load_probes(l, m, json_object_get(root, "probes"));
-	return rc;
-}
-
-RCK_EXPORT int rck_mesh_load_buf(struct rck_ctx *ctx, const char *buf, size_t len, const char *name,
-				 struct rck_mesh **out)
-{
-	struct loader l = {.ctx = ctx, .name = name ? name : "mesh result"};
-	struct rck_mesh *m;
-	json_error_t jerr;
-	json_t *root;
-	int rc;
-
-	if (!out || (!buf && len))
-		return -EINVAL;
-	root = json_loadb(buf ? buf : "", len, JSON_REJECT_DUPLICATES, &jerr);
-	if (!root) {
-		if (ctx)
-			rck_err(ctx, "%s: line %d: %s", l.name, jerr.line, jerr.text);
-		return -EINVAL;
-	}
-	rc = rck_mesh_new(&m);
-	if (!rc)
-		rc = load_root(&l, m, root);
-	json_decref(root);
-	if (rc) {
-		rck_mesh_free(m);
-		return rc;
-	}
-	*out = m;
-	return 0;
-}
-
-RCK_EXPORT int rck_mesh_load(struct rck_ctx *ctx, const char *path, struct rck_mesh **out)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
-	int rc;
-
-	if (!path || !out)
-		return -EINVAL;
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	/* The whole file: jansson parses from one buffer. */
-	for (size_t cap = 0;;) {
-		size_t r;
-
-		if (len == cap) {
-			char *nb = cap > ((size_t)1 << 34) ? NULL : realloc(buf, cap = cap ? cap * 2 : 65536);
-
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				return -ENOMEM;
-			}
-			buf = nb;
-		}
-		r = fread(buf + len, 1, cap - len, f);
-		len += r;
-		if (r == 0)
-			break;
-	}
-	rc = ferror(f) ? -EIO : 0;
-	fclose(f);
-	if (!rc)
-		rc = rck_mesh_load_buf(ctx, buf, len, path, out);
-	free(buf);
+		rc = write_at(m, out, pretty ? RCK_FORMAT_JSON_PRETTY : RCK_FORMAT_JSON, 1);
+	if (!rc && fputs(pretty ? "\n}\n" : "}\n", out) == EOF)
+		rc = -EIO;
 	return rc;
 }

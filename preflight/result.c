@@ -343,19 +343,14 @@ static int write_report(const void *r, FILE *f)
 	return rck_report_write(r, f, RCK_FORMAT_JSON);
 }
 
-static int write_mesh(const void *m, FILE *f)
-{
-	return rck_mesh_write(m, f, RCK_FORMAT_JSON);
-}
-
 static int write_json(const struct rck_preflight *p, FILE *out, bool pretty)
 {
 	json_t *root = json_object(), *t = json_object(), *bad = json_array();
 	json_t *spares = json_array(), *swaps = json_array();
-	json_t *rep = as_json(p->r, write_report), *mesh = as_json(p->m, write_mesh);
+	json_t *rep = as_json(p->r, write_report);
 	int rc = -ENOMEM;
 
-	if (!root || !t || !bad || !rep || !mesh || !spares || !swaps)
+	if (!root || !t || !bad || !rep || !spares || !swaps)
 		goto out;
 	for (unsigned int i = 0; i < p->n_spares; i++)
 		json_array_append_new(spares, json_pack("{s:s,s:b}", "host", p->spares[i].host, "healthy",
@@ -382,18 +377,14 @@ static int write_json(const struct rck_preflight *p, FILE *out, bool pretty)
 	json_object_set_new(root, "spares", spares);
 	json_object_set_new(root, "replacements", swaps);
 	json_object_set_new(root, "report", rep);
-	json_object_set_new(root, "mesh", mesh);
-	t = bad = rep = mesh = spares = swaps = NULL;
-	rc = json_dumpf(root, out, JSON_PRESERVE_ORDER | (pretty ? JSON_INDENT(2) : JSON_COMPACT)) ||
-			     fputc('\n', out) == EOF
-		     ? -EIO
-		     : 0;
+	t = bad = rep = spares = swaps = NULL;
+	/* The sweep streamed in as the last member, never a tree. */
+	rc = mesh_dump_with(root, "mesh", p->m, out, pretty);
 out:
 	json_decref(root);
 	json_decref(t);
 	json_decref(bad);
 	json_decref(rep);
-	json_decref(mesh);
 	json_decref(spares);
 	json_decref(swaps);
 	return rc;

@@ -187,6 +187,9 @@ static int mesh_config(struct rck_preflight_config *c, const struct rck_launch *
 						      (const uint8_t *)tok, tok ? strlen(tok) : 0);
 		else
 			rc = preflight_add_agent(mc, r->names[i]);
+		/* ... but neither resolved nor dialled. */
+		if (!rc && l && rck_launch_host_reason(l, i))
+			rc = rck_mesh_config_host_down(mc, rck_launch_host(l, i), rck_launch_host_reason(l, i));
 	}
 	if (!rc && c->key_len)
 		rc = rck_mesh_config_set_key(mc, c->key, c->key_len);

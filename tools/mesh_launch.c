@@ -44,10 +44,12 @@ int mesh_launch_hosts(struct cli *cli, struct rck_mesh_config *c, const struct r
 		const char *tok = rck_launch_host_token(l, i);
 		unsigned int port = rck_launch_host_port(l, i);
 
-		/* A host the launcher could not start is still swept (and found
-		 * unreachable); mesh_launch_mark() then gives the launcher's reason. */
+		/* A host the launcher could not start is in the result, unreachable
+		 * with the launcher's reason, and is neither resolved nor dialled. */
 		rc = tok ? rck_mesh_config_add_host(c, rck_launch_host(l, i), NULL, port, (const uint8_t *)tok, strlen(tok))
 			 : rck_mesh_config_add_host(c, rck_launch_host(l, i), NULL, 0, NULL, 0);
+		if (!rc && rck_launch_host_reason(l, i))
+			rc = rck_mesh_config_host_down(c, rck_launch_host(l, i), rck_launch_host_reason(l, i));
 		if (rc) {
 			rck_launch_free(l);
 			return cli_bad_args(cli, "mesh: invalid host '%s'", rck_launch_host(l, i));

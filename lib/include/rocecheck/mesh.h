@@ -355,6 +355,12 @@ void rck_mesh_config_free(struct rck_mesh_config *c);
  */
 int rck_mesh_config_add_host(struct rck_mesh_config *c, const char *name, const char *addr,
 			     unsigned int port, const uint8_t *token, size_t token_len);
+/**
+ * Host @name (added before) cannot answer: its launcher failed. The sweep
+ * neither resolves nor dials it and records it unreachable with @reason
+ * (copied). Returns 0, -ENOENT (no such host), -EINVAL, -ENOMEM.
+ */
+int rck_mesh_config_host_down(struct rck_mesh_config *c, const char *name, const char *reason);
 /** The shared key (see rck_key_load()); without one, agents are asked
  * without authentication. 0 or -EINVAL. */
 int rck_mesh_config_set_key(struct rck_mesh_config *c, const uint8_t *key, size_t len);
