@@ -44,7 +44,7 @@ const struct cli_opt mesh_opts[] = {
 	{ OPT_FROM, 0, "from", "FILE", "no sweep: load a result saved with --output" },
 	{ OPT_DCB, 0, "dcb", NULL, "also keep each host's DCB state (PFC, trust, DSCP map...) as its agent reads it" },
 	{ OPT_SCHEDULE, 0, "schedule", "coordinator|agents",
-	  "who starts each probe: the coordinator (default), or the agents from their task lists" },
+	  "ignored (kept for one release): the agents run every probe from their task lists" },
 	{ OPT_LAUNCHER, 0, "launcher", "L",
 	  "start the agents (--once) through none (default: running agents), ssh, srun, pdsh, mpirun or 'TEMPLATE {host}'" },
 	{ 0 }

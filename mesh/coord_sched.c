@@ -1,0 +1,658 @@
+/* The sweep's schedule on the coordinator: every pass (the plan, suspects'
+ * retests, the retest hook's rounds) handed to the agents as task lists. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#include "agent_tasks_proto.h"
+#include "coord_sweep.h"
+#include "retest.h"
+
+#define LATE_NS 2000000000ull /* after STOP or the last batch: a bound for the rest */
+
+enum dstate { D_PLAN, D_PLANNED, D_SENDING, D_GOING, D_LAST };
+
+struct dhost {
+	enum dstate st;
+	uint32_t *ids;         /* its task ends in this pass, in order: id * 2 + role */
+	size_t n_ids, sent;
+	uint32_t *probe_port;  /* its standing listeners, NIC-major, lanes per NIC */
+	uint64_t heard;        /* GO sent or the last batch, while it runs */
+};
+
+/* One pass: its ids in the order the agents run them. An id is one test
+ * of one plan task; an incast group's members have consecutive ids. */
+struct pass {
+	uint32_t n_ids;
+	uint32_t *task;        /* plan task */
+	uint8_t *test;         /* index into the sweep's tests */
+	uint32_t *group;       /* first id of its group; NULL: every id alone */
+	uint8_t *lane;
+	uint32_t *pos;         /* per end (id * 2 + role): its place in its NIC's queue */
+	bool retest;
+};
+
+struct delegate {
+	struct dhost *dh;
+	uint8_t key[AG_PROBE_KEY_LEN];
+	uint32_t lanes;
+	struct pass *p;        /* the pass running, NULL between passes */
+	uint8_t *got;          /* per id: 1 run end, 2 serve end, 4 recorded */
+	struct ag_tres **half; /* per id: the first end's report */
+	uint32_t recorded;
+	struct ag_tres *batch; /* AG_TRES_PER_FRAME decoded entries */
+	struct ag_task *chunk; /* AG_TASKS_PER_FRAME to encode */
+	bool stopping;
+};
+
+RCK_EXPORT int rck_mesh_config_set_schedule(struct rck_mesh_config *c, enum rck_mesh_schedule schedule)
+{
+	if (!c || (schedule != RCK_MESH_SCHEDULE_COORDINATOR && schedule != RCK_MESH_SCHEDULE_AGENTS))
+		return -EINVAL;
+	c->schedule = schedule; /* one engine: kept for one release, changes nothing */
+	return 0;
+}
+
+const char *delegate_close_reason(const struct sweep *s, const struct host *h)
+{
+	if (!s->dg || s->dg->dh[h - s->h].st != D_PLAN)
+		return NULL;
+	return "its agent closed the session on the agents' schedule (PLAN, agent message type 14): "
+	       "it predates that feature of agent protocol 1; upgrade it";
+}
+
+static bool alive(const struct sweep *s, uint32_t hi)
+{
+	return s->h[hi].st == H_READY;
+}
+
+static bool is_tcp(const struct sweep *s)
+{
+	return s->c->transport == RCK_PROBE_TRANSPORT_TCP;
+}
+
+/* Listeners of host @h: one per lane on each NIC (one pseudo NIC with TCP). */
+static unsigned int n_listen(const struct sweep *s, const struct host *h)
+{
+	return (is_tcp(s) ? 1 : h->n_nics) * s->dg->lanes;
+}
+
+/* Record id's test of its task; both ends' counters in @res when ok. The
+ * probe ended at @end (0: now) and lasted @seconds. */
+static void finish(struct sweep *s, uint32_t id, enum rck_mesh_status st, const char *reason,
+		   const struct ag_msg *res, double seconds, uint64_t end)
+{
+	struct delegate *dg = s->dg;
+	struct pass *p = dg->p;
+	struct rtask *r = &s->rt[p->task[id]];
+	uint64_t now = end > s->t0 ? end : wire_now_ns();
+
+	if (dg->got[id] & 4)
+		return;
+	dg->got[id] |= 4;
+	dg->recorded++;
+	r->test_i = p->test[id];
+	r->retest = p->retest;
+	r->started = seconds > 0 && seconds * 1e9 < (double)(now - s->t0) ? now - (uint64_t)(seconds * 1e9) : 0;
+	r->ended = r->started ? now : 0;
+	coord_record(s, p->task[id], st, reason, res);
+	r->ended = 0;
+	free(dg->half[id]); /* @reason may be in it */
+	dg->half[id] = NULL;
+}
+
+/* Tell the agents still running that @hi's listeners are gone, so their
+ * tasks with it fail now instead of after the wait. */
+static void drop_peer(struct sweep *s, uint32_t hi)
+{
+	struct host *h = &s->h[hi];
+	struct ag_peer gone[AG_MAX_NICS];
+	unsigned int n = n_listen(s, h), k = 0;
+	size_t len;
+
+	if (s->dg->dh[hi].st < D_PLANNED || !h->nic_addr)
+		return;
+	while (k < n) {
+		unsigned int m = 0;
+
+		for (; k < n && m < AG_MAX_NICS; k++, m++) {
+			unsigned int nic = k / s->dg->lanes;
+
+			snprintf(gone[m].addr, sizeof(gone[m].addr), "%s",
+				 !is_tcp(s) && h->nic_addr[nic][0] ? h->nic_addr[nic] : h->cfg->addr);
+			gone[m].port = s->dg->dh[hi].probe_port[k];
+		}
+		if (ag_drop_encode(gone, m, s->buf, AG_MAX_PAYLOAD, &len))
+			return;
+		for (size_t i = 0; i < s->n_h; i++)
+			if (alive(s, (uint32_t)i) && s->dg->dh[i].st >= D_SENDING && s->dg->dh[i].st != D_LAST)
+				coord_queue(s, &s->h[i], AG_DROP, s->buf, len);
+	}
+}
+
+void delegate_host_dead(struct sweep *s, uint32_t hi, const char *reason)
+{
+	struct delegate *dg = s->dg;
+	struct dhost *d = &dg->dh[hi];
+
+	drop_peer(s, hi);
+	for (size_t i = 0; dg->p && i < d->n_ids; i++)
+		finish(s, d->ids[i] / 2, RCK_MESH_UNREACHABLE, reason, NULL, 0, 0);
+}
+
+static void merge(struct sweep *s, uint32_t id, const struct ag_tres *run, const struct ag_tres *srv)
+{
+	struct ag_msg *m = s->msg;
+
+	if (run->status != RCK_PROBE_OK) {
+		finish(s, id, RCK_MESH_FAILED, run->text[0] ? run->text : srv->text[0] ? srv->text : "probe failed",
+		       NULL, run->seconds, run->end_ns);
+		return;
+	}
+	ag_msg_clear(m);
+	m->type = AG_RESULT;
+	m->gbps = run->gbps;
+	m->lat_p50_us = run->lat_p50_us;
+	m->lat_p99_us = run->lat_p99_us;
+	m->n_ctr[0] = run->n_ctr;
+	memcpy(m->ctr[0], run->ctr, run->n_ctr * sizeof(run->ctr[0]));
+	/* The serving end's counters are its own snapshot around the probe. */
+	m->n_ctr[1] = srv->n_ctr;
+	memcpy(m->ctr[1], srv->ctr, srv->n_ctr * sizeof(srv->ctr[0]));
+	finish(s, id, RCK_MESH_OK, NULL, m, run->seconds, run->end_ns);
+}
+
+static void one_report(struct sweep *s, uint32_t hi, const struct ag_tres *r)
+{
+	struct delegate *dg = s->dg;
+	const struct mesh_task *task;
+	uint8_t bit = r->role == AG_ROLE_RUN ? 1 : 2;
+	struct ag_tres *other;
+
+	if (!dg->p || r->id >= dg->p->n_ids)
+		return;
+	task = &s->plan->tasks[dg->p->task[r->id]];
+	if (coord_host_of(s, r->role == AG_ROLE_RUN ? task->src : task->dst) != hi ||
+	    (dg->got[r->id] & (bit | 4)))
+		return; /* not its end, a repeat, or already given up */
+	if (dg->stopping && r->status != RCK_PROBE_OK)
+		return; /* cut short by STOP: skipped below */
+	dg->got[r->id] |= bit;
+	other = dg->half[r->id];
+	if (!other) {
+		size_t sz = offsetof(struct ag_tres, ctr) + r->n_ctr * sizeof(r->ctr[0]);
+
+		dg->half[r->id] = malloc(sz);
+		if (dg->half[r->id])
+			memcpy(dg->half[r->id], r, sz);
+		else
+			finish(s, r->id, RCK_MESH_FAILED, "out of memory", NULL, 0, 0);
+		return;
+	}
+	if (r->role == AG_ROLE_RUN)
+		merge(s, r->id, r, other);
+	else
+		merge(s, r->id, other, r);
+}
+
+void delegate_frame(struct sweep *s, struct host *h, const struct wire_frame *f)
+{
+	struct delegate *dg = s->dg;
+	uint32_t hi = (uint32_t)(h - s->h);
+	struct dhost *d = &dg->dh[hi];
+	struct ag_planned *pl = (struct ag_planned *)dg->chunk; /* free while no list is sent */
+	size_t n;
+	bool last;
+
+	if (f->h.type == AG_PLANNED && d->st == D_PLAN) {
+		if (ag_planned_decode(f->payload, f->h.length, pl)) {
+			coord_host_dead(s, h, "%s", "malformed PLANNED");
+		} else if (pl->status) {
+			coord_host_dead(s, h, "agent cannot run the agents' schedule: %s", pl->text);
+		} else if (pl->n != n_listen(s, h)) {
+			coord_host_dead(s, h, "%s", "agent listens for probes on the wrong number of NICs");
+		} else {
+			memcpy(d->probe_port, pl->probe_port, pl->n * sizeof(pl->probe_port[0]));
+			d->st = D_PLANNED;
+		}
+		return;
+	}
+	if (f->h.type == AG_TRES) {
+		if (d->st != D_GOING)
+			return; /* a batch after its pass ended (the late bound): given up */
+		if (ag_tres_decode(f->payload, f->h.length, dg->batch, AG_TRES_PER_FRAME, &n, &last)) {
+			coord_host_dead(s, h, "%s", "malformed task results");
+			return;
+		}
+		d->heard = wire_now_ns();
+		for (size_t i = 0; d->st == D_GOING && i < n; i++) {
+			/* When it ended on our clock: the batch left @ago after. */
+			dg->batch[i].end_ns = dg->batch[i].ago * 1e9 < (double)(d->heard - s->t0)
+						      ? d->heard - (uint64_t)(dg->batch[i].ago * 1e9) : 0;
+			one_report(s, hi, &dg->batch[i]);
+		}
+		if (last)
+			d->st = D_LAST;
+		return;
+	}
+	if (f->h.type == AG_ERROR && !ag_decode(f->h.type, f->payload, f->h.length, s->msg)) {
+		coord_host_dead(s, h, "agent refused the agents' schedule: %s", s->msg->text);
+		return;
+	}
+	coord_host_dead(s, h, "sent an unexpected %s during the agents' schedule", ag_task_type_name(f->h.type));
+}
+
+static int send_plan(struct sweep *s, struct host *h)
+{
+	struct ag_plan *p = calloc(1, sizeof(*p));
+	size_t len;
+	int rc;
+
+	if (!p)
+		return -ENOMEM;
+	memcpy(p->key, s->dg->key, sizeof(p->key));
+	p->transport = s->c->transport;
+	p->size = s->c->size;
+	p->iters = s->c->iters;
+	p->duration_ms = (uint32_t)(s->c->duration_s * 1000);
+	p->timeout_ms = s->timeout_ms;
+	p->lanes = s->dg->lanes;
+	if (is_tcp(s))
+		p->n_nics = 1;
+	for (unsigned int i = 0; !is_tcp(s) && i < h->n_nics; i++) {
+		struct rck_mesh_nic info = { .size = sizeof(info) };
+
+		rck_mesh_get_nic(s->m, h->first_nic + i, &info, NULL);
+		snprintf(p->nics[i].device, sizeof(p->nics[i].device), "%s", info.device);
+		p->nics[i].port = info.port;
+		p->n_nics++;
+	}
+	rc = ag_plan_encode(p, s->buf, AG_MAX_PAYLOAD, &len) ?: coord_queue(s, h, AG_PLAN, s->buf, len);
+	free(p);
+	return rc;
+}
+
+/* Every host's ends of the pass's ids, in order, and each end's place in
+ * its NIC's queue (an incast group's serving ends share one). */
+static int build_lists(struct sweep *s)
+{
+	struct delegate *dg = s->dg;
+	struct pass *p = dg->p;
+	uint32_t *at = calloc(s->plan->n_nics ? s->plan->n_nics : 1, sizeof(*at));
+
+	if (!at)
+		return -ENOMEM;
+	for (int round = 0; round < 2; round++) {
+		for (uint32_t id = 0; id < p->n_ids; id++) {
+			const struct mesh_task *task = &s->plan->tasks[p->task[id]];
+			uint32_t src = coord_host_of(s, task->src), dst = coord_host_of(s, task->dst);
+			bool first = !p->group || p->group[id] == id;
+
+			if (!round && (!alive(s, src) || !alive(s, dst))) {
+				const char *why = rck_mesh_host_unreachable(s->m, alive(s, src) ? dst : src);
+
+				finish(s, id, RCK_MESH_UNREACHABLE, why ? why : "host unreachable", NULL, 0, 0);
+			}
+			if (dg->got[id] & 4)
+				continue;
+			if (round) {
+				dg->dh[src].ids[dg->dh[src].n_ids++] = id * 2 + AG_ROLE_RUN;
+				dg->dh[dst].ids[dg->dh[dst].n_ids++] = id * 2 + AG_ROLE_SERVE;
+				p->pos[id * 2 + AG_ROLE_RUN] = at[task->src]++;
+				p->pos[id * 2 + AG_ROLE_SERVE] = first ? at[task->dst]++ : at[task->dst] - 1;
+			} else {
+				dg->dh[src].n_ids++;
+				dg->dh[dst].n_ids++;
+			}
+		}
+		for (size_t h = 0; !round && h < s->n_h; h++) {
+			if (dg->dh[h].n_ids > AG_MAX_TASKS) {
+				rck_err(s->ctx, "mesh: %s has %zu tasks, above the agents' limit of %u", s->h[h].cfg->name,
+					dg->dh[h].n_ids, AG_MAX_TASKS);
+				free(at);
+				return -E2BIG;
+			}
+			free(dg->dh[h].ids);
+			dg->dh[h].ids = malloc((dg->dh[h].n_ids ? dg->dh[h].n_ids : 1) * sizeof(uint32_t));
+			if (!dg->dh[h].ids) {
+				free(at);
+				return -ENOMEM;
+			}
+			dg->dh[h].n_ids = 0;
+			dg->dh[h].sent = 0;
+		}
+	}
+	free(at);
+	return 0;
+}
+
+static void fill_task(struct sweep *s, uint32_t end, struct ag_task *t)
+{
+	struct pass *p = s->dg->p;
+	uint32_t id = end / 2, role = end % 2, mine_pos = p->pos[end], peer_pos = p->pos[end ^ 1];
+	const struct mesh_task *task = &s->plan->tasks[p->task[id]];
+	uint32_t mine = role == AG_ROLE_RUN ? task->src : task->dst;
+	uint32_t peer = role == AG_ROLE_RUN ? task->dst : task->src;
+	struct host *ph = &s->h[coord_host_of(s, peer)];
+	struct host *mh = &s->h[coord_host_of(s, mine)];
+	uint32_t pn = peer - ph->first_nic;
+	const char *addr = !is_tcp(s) && ph->nic_addr[pn][0] ? ph->nic_addr[pn] : ph->cfg->addr;
+	struct rck_mesh_nic info = { .size = sizeof(info) };
+
+	memset(t, 0, sizeof(*t));
+	t->id = id;
+	t->group = p->group ? p->group[id] : id;
+	t->lane = p->lane ? p->lane[id] : 0;
+	t->ahead = peer_pos > mine_pos ? peer_pos - mine_pos : 0;
+	t->role = (uint8_t)role;
+	t->test = s->tests[p->test[id]] == RCK_MESH_TEST_BW ? RCK_PROBE_TEST_BW : RCK_PROBE_TEST_LAT;
+	t->nic = (uint8_t)(mine - mh->first_nic);
+	snprintf(t->peer, sizeof(t->peer), "%s", addr);
+	t->peer_port = s->dg->dh[ph - s->h].probe_port[pn * s->dg->lanes + t->lane];
+	if (!is_tcp(s)) {
+		rck_mesh_get_nic(s->m, peer, &info, NULL);
+		snprintf(t->peer_device, sizeof(t->peer_device), "%s", info.device);
+		t->peer_ib_port = info.port;
+	}
+}
+
+/* A host's next chunk once its previous one has left (a 1024-host full
+ * mesh would otherwise queue 200 MB of task lists at once); GO after the
+ * last. */
+static void feed(struct sweep *s, struct host *h)
+{
+	struct delegate *dg = s->dg;
+	struct dhost *d = &dg->dh[h - s->h];
+	size_t n = 0, len;
+
+	if (d->st != D_SENDING || h->out_len)
+		return;
+	while (d->sent < d->n_ids && n < AG_TASKS_PER_FRAME)
+		fill_task(s, d->ids[d->sent++], &dg->chunk[n++]);
+	if (n && (ag_tasks_encode(dg->chunk, n, s->buf, AG_MAX_PAYLOAD, &len) ||
+		  coord_queue(s, h, AG_TASKS, s->buf, len))) {
+		coord_host_dead(s, h, "%s", "cannot encode its task list");
+		return;
+	}
+	if (d->sent == d->n_ids) {
+		coord_queue(s, h, AG_GO, NULL, 0);
+		d->st = D_GOING;
+		d->heard = wire_now_ns();
+	}
+}
+
+static size_t count(const struct sweep *s, enum dstate st)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->n_h; i++)
+		n += alive(s, (uint32_t)i) && s->dg->dh[i].st == st;
+	return n;
+}
+
+static void stop_all(struct sweep *s)
+{
+	s->dg->stopping = true;
+	for (size_t i = 0; i < s->n_h; i++)
+		if (alive(s, (uint32_t)i))
+			coord_queue(s, &s->h[i], AG_STOP, NULL, 0);
+}
+
+/* An agent reports at least every second while it runs (an empty batch if
+ * nothing finished); a task may keep its results back for its peer's wait
+ * and its probe. Well past that it hangs. */
+static void check_silent(struct sweep *s, uint64_t *next)
+{
+	uint64_t now = wire_now_ns(), dur = (uint64_t)(s->c->duration_s * 1e9);
+	uint64_t limit = 3ull * s->timeout_ms * 1000000ull + 4 * dur + 1000000000ull;
+
+	if (now < *next)
+		return;
+	*next = now + SLICE_MS * 1000000ull;
+	for (size_t i = 0; i < s->n_h; i++)
+		if (alive(s, (uint32_t)i) && s->dg->dh[i].st == D_GOING && now - s->dg->dh[i].heard > limit)
+			coord_host_dead(s, &s->h[i], "its agent reported nothing for %.0f s", limit / 1e9);
+}
+
+/* Every agent gets the probe key and its listeners start. */
+static void plan_agents(struct sweep *s, uint64_t deadline)
+{
+	uint64_t until = wire_now_ns() + (uint64_t)s->timeout_ms * 1000000ull;
+
+	for (size_t i = 0; i < s->n_h; i++)
+		if (alive(s, (uint32_t)i) && send_plan(s, &s->h[i]))
+			coord_host_dead(s, &s->h[i], "%s", "out of memory");
+	while (count(s, D_PLAN) && !coord_stopping(s, deadline) && wire_now_ns() < until)
+		coord_poll_round(s, SLICE_MS);
+	for (size_t i = 0; !coord_stopping(s, deadline) && i < s->n_h; i++)
+		if (alive(s, (uint32_t)i) && s->dg->dh[i].st == D_PLAN)
+			coord_host_dead(s, &s->h[i], "%s", "its agent did not answer the PLAN in time");
+}
+
+/* Run pass @p on every live agent until each sent its last batch. */
+static int run_pass(struct sweep *s, struct pass *p, uint64_t deadline)
+{
+	struct delegate *dg = s->dg;
+	uint64_t late = 0, next = 0;
+	int rc;
+
+	dg->got = calloc(p->n_ids ? p->n_ids : 1, 1);
+	dg->half = calloc(p->n_ids ? p->n_ids : 1, sizeof(*dg->half));
+	p->pos = malloc((p->n_ids ? p->n_ids : 1) * 2 * sizeof(*p->pos));
+	if (!dg->got || !dg->half || !p->pos)
+		return -ENOMEM;
+	dg->p = p;
+	dg->recorded = 0;
+	rc = build_lists(s);
+	for (size_t i = 0; !rc && i < s->n_h; i++)
+		if (alive(s, (uint32_t)i))
+			dg->dh[i].st = D_SENDING;
+	while (!rc && dg->recorded < p->n_ids) {
+		for (size_t i = 0; !dg->stopping && i < s->n_h; i++)
+			if (alive(s, (uint32_t)i))
+				feed(s, &s->h[i]);
+		if (!dg->stopping && coord_stopping(s, deadline)) {
+			stop_all(s);
+			late = wire_now_ns() + LATE_NS;
+		}
+		/* Every agent sent its last batch: an end never reported stays failed. */
+		if (!count(s, D_SENDING) && !count(s, D_GOING))
+			break;
+		if (late && wire_now_ns() >= late)
+			break;
+		coord_poll_round(s, SLICE_MS);
+		check_silent(s, &next);
+	}
+	/* Ends never reported: skipped after a cancel or the deadline, failed otherwise. */
+	if (dg->stopping)
+		coord_skip_rest(s, atomic_load(&s->c->cancel) ? "cancelled" : "sweep deadline passed");
+	for (uint32_t id = 0; !rc && !dg->stopping && id < p->n_ids; id++)
+		if (!(dg->got[id] & 4))
+			finish(s, id, RCK_MESH_FAILED, "no report from one end of the probe", NULL, 0, 0);
+	for (size_t i = 0; i < s->n_h; i++)
+		if (alive(s, (uint32_t)i) && dg->dh[i].st == D_LAST)
+			dg->dh[i].st = D_PLANNED;
+	for (uint32_t id = 0; id < p->n_ids; id++)
+		free(dg->half[id]);
+	free(dg->half);
+	free(dg->got);
+	dg->half = NULL;
+	dg->got = NULL;
+	dg->p = NULL;
+	return rc;
+}
+
+static int pass_alloc(struct pass *p, size_t n, bool groups)
+{
+	memset(p, 0, sizeof(*p));
+	p->task = malloc((n ? n : 1) * sizeof(*p->task));
+	p->test = malloc(n ? n : 1);
+	if (groups) {
+		p->group = malloc((n ? n : 1) * sizeof(*p->group));
+		p->lane = malloc(n ? n : 1);
+	}
+	return !p->task || !p->test || (groups && (!p->group || !p->lane)) ? -ENOMEM : 0;
+}
+
+static void pass_free(struct pass *p)
+{
+	free(p->task);
+	free(p->test);
+	free(p->group);
+	free(p->lane);
+	free(p->pos);
+}
+
+/* The plan: unit after unit, each test of a unit together. */
+static int main_pass(struct sweep *s, uint64_t deadline)
+{
+	struct pass p;
+	int rc = pass_alloc(&p, s->plan->n_tasks * s->n_tests, s->dg->lanes > 1);
+
+	for (size_t u = 0; !rc && u < s->plan->n_units; u++) {
+		const struct mesh_unit *un = &s->plan->units[u];
+
+		for (uint8_t i = 0; i < s->n_tests; i++) {
+			uint32_t first = p.n_ids;
+
+			for (uint32_t k = 0; k < un->n_tasks; k++, p.n_ids++) {
+				p.task[p.n_ids] = un->first_task + k;
+				p.test[p.n_ids] = i;
+				if (p.group) {
+					p.group[p.n_ids] = first;
+					p.lane[p.n_ids] = (uint8_t)k;
+				}
+			}
+		}
+	}
+	if (!rc)
+		rc = run_pass(s, &p, deadline);
+	pass_free(&p);
+	return rc;
+}
+
+/* @nt tasks again, each alone: retest.c's rounds, one after the other in
+ * every NIC's queue, so no NIC is in two probes at once. */
+static int retest_pass(struct sweep *s, const uint32_t *tasks, long nt, uint64_t deadline)
+{
+	uint32_t *round = malloc((size_t)(nt > 0 ? nt : 1) * sizeof(*round));
+	long nr = round && nt > 0 ? mesh_retest_rounds(s->plan, tasks, (size_t)nt, round) : -ENOMEM;
+	struct pass p;
+	int rc = nr < 0 ? (int)nr : pass_alloc(&p, (size_t)nt * s->n_tests, false);
+
+	if (!rc) {
+		p.retest = true;
+		for (long r = 0; r < nr; r++)
+			for (long i = 0; i < nt; i++)
+				for (uint8_t k = 0; round[i] == (uint32_t)r && k < s->n_tests; k++) {
+					p.task[p.n_ids] = tasks[i];
+					p.test[p.n_ids++] = k;
+				}
+		s->total += p.n_ids;
+		rc = run_pass(s, &p, deadline);
+		pass_free(&p);
+	}
+	free(round);
+	return rc;
+}
+
+/* Suspects of the main pass probed again alone. */
+static int retest_suspects(struct sweep *s, uint64_t deadline)
+{
+	uint32_t *tasks = malloc((s->plan->n_tasks + 1) * sizeof(*tasks));
+	long nt = 0;
+	int rc = 0;
+
+	for (uint32_t t = 0; tasks && t < s->plan->n_tasks; t++) {
+		const struct mesh_task *task = &s->plan->tasks[t];
+
+		if (alive(s, coord_host_of(s, task->src)) && alive(s, coord_host_of(s, task->dst)) &&
+		    coord_suspect(s, t))
+			tasks[nt++] = t;
+	}
+	if (!tasks)
+		rc = -ENOMEM;
+	else if (nt && !coord_stopping(s, deadline))
+		rc = retest_pass(s, tasks, nt, deadline);
+	free(tasks);
+	return rc;
+}
+
+/* The retest hook's cells, pass after pass. */
+static int retest_hook(struct sweep *s, uint64_t deadline)
+{
+	unsigned int max = rck_mesh_cell_count(s->m), *cells = calloc(max + 1, sizeof(*cells));
+	uint32_t *tasks = calloc(max + 1, sizeof(*tasks));
+	int rc = cells && tasks ? 0 : -ENOMEM;
+
+	for (unsigned int pass = 0; !rc && s->c->retest && pass < s->c->retest_passes; pass++) {
+		unsigned int n = s->c->retest(s->c->retest_data, s->m, cells, max);
+		long nt = mesh_retest_tasks(s->plan, s->m, cells, n < max ? n : max, tasks);
+
+		if (nt <= 0 || coord_stopping(s, deadline))
+			break;
+		rc = retest_pass(s, tasks, nt, deadline);
+	}
+	free(cells);
+	free(tasks);
+	return rc;
+}
+
+/* The widest incast group: listeners each NIC needs. */
+static int plan_lanes(struct sweep *s, uint32_t *lanes)
+{
+	*lanes = 1;
+	for (size_t u = 0; u < s->plan->n_units; u++)
+		if (s->plan->units[u].n_tasks > *lanes)
+			*lanes = s->plan->units[u].n_tasks;
+	if (*lanes > AG_MAX_LANES) {
+		rck_err(s->ctx, "mesh: incast groups of %u senders to one NIC: at most %u", *lanes, AG_MAX_LANES);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int delegate_run(struct sweep *s, uint64_t deadline)
+{
+	struct delegate dg = { 0 };
+	int rc = 0;
+
+	s->dg = &dg;
+	rc = plan_lanes(s, &dg.lanes);
+	dg.dh = calloc(s->n_h, sizeof(*dg.dh));
+	dg.batch = malloc(AG_TRES_PER_FRAME * sizeof(*dg.batch));
+	dg.chunk = malloc(AG_TASKS_PER_FRAME * sizeof(*dg.chunk) > sizeof(struct ag_planned)
+			  ? AG_TASKS_PER_FRAME * sizeof(*dg.chunk) : sizeof(struct ag_planned));
+	for (size_t i = 0; !rc && dg.dh && i < s->n_h; i++)
+		if (!(dg.dh[i].probe_port = calloc(AG_MAX_NICS * dg.lanes, sizeof(uint32_t))))
+			rc = -ENOMEM;
+	if (!rc && (!dg.dh || !dg.batch || !dg.chunk))
+		rc = -ENOMEM;
+	if (!rc && wire_random(dg.key, sizeof(dg.key)))
+		rc = -EIO;
+	if (!rc) {
+		plan_agents(s, deadline);
+		if (coord_stopping(s, deadline))
+			coord_skip_rest(s, atomic_load(&s->c->cancel) ? "cancelled" : "sweep deadline passed");
+		else
+			rc = main_pass(s, deadline);
+	}
+	if (!rc && !dg.stopping)
+		rc = retest_suspects(s, deadline);
+	if (!rc && !dg.stopping)
+		rc = retest_hook(s, deadline);
+	for (size_t i = 0; dg.dh && i < s->n_h; i++) {
+		free(dg.dh[i].ids);
+		free(dg.dh[i].probe_port);
+	}
+	memset(dg.key, 0, sizeof(dg.key));
+	free(dg.dh);
+	free(dg.batch);
+	free(dg.chunk);
+	s->dg = NULL;
+	return rc;
+}
