@@ -1,5 +1,6 @@
-/* The sweep coordinator: every agent connection on one thread with epoll,
- * a handshake per host, then the schedule (coord_sched.c) on them. */
+/* The coordinator's connections: every agent connection on one thread with
+ * epoll, a handshake per host, per-host state, and the one place that
+ * decides a host is dead; frames of READY hosts go to the schedule. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -22,11 +23,6 @@
 #include "agent_tasks_proto.h"
 #include "coord.h"
 #include "coord_sweep.h"
-
-static double secs(uint64_t ns)
-{
-	return ns / 1e9;
-}
 
 /* Queue one frame for @h; it leaves on POLLOUT. */
 int coord_queue(struct sweep *s, struct host *h, uint16_t type, const uint8_t *p, size_t len)
@@ -106,8 +102,8 @@ void coord_host_dead(struct sweep *s, struct host *h, const char *fmt, ...)
 	h->fd = -1;
 	s->down++;
 	rck_mesh_host_set_unreachable(s->m, hi, reason);
-	if (s->dg)
-		delegate_host_dead(s, hi, reason);
+	if (s->ops)
+		s->ops->host_dead(s, hi, reason);
 }
 
 
@@ -324,7 +320,7 @@ static void host_event(struct sweep *s, struct host *h, uint32_t ev)
 		size_t off = 0;
 
 		if (n == 0) {
-			const char *why = delegate_close_reason(s, h);
+			const char *why = s->ops ? s->ops->close_reason(s, h) : NULL;
 
 			coord_host_dead(s, h, "agent connection lost: %s", why ? why : "closed by the agent");
 			return;
@@ -349,8 +345,8 @@ static void host_event(struct sweep *s, struct host *h, uint32_t ev)
 			}
 			if (rc == 0)
 				break;
-			if (h->st == H_READY && s->dg)
-				delegate_frame(s, h, &h->fr);
+			if (h->st == H_READY && s->ops)
+				s->ops->frame(s, h, &h->fr);
 			else if (h->st == H_READY)
 				idle_frame(s, h, &h->fr);
 			else
@@ -382,7 +378,7 @@ bool coord_stopping(struct sweep *s, uint64_t deadline)
 }
 
 /* Connect, authenticate and describe every host within the timeout. */
-static void meet_hosts(struct sweep *s, uint64_t deadline)
+void coord_meet_hosts(struct sweep *s, uint64_t deadline)
 {
 	uint64_t until = wire_now_ns() + (uint64_t)s->timeout_ms * 1000000ull;
 
@@ -422,7 +418,7 @@ static void meet_hosts(struct sweep *s, uint64_t deadline)
 
 
 
-static void say_goodbye(struct sweep *s)
+void coord_goodbye(struct sweep *s)
 {
 	uint64_t until = wire_now_ns() + CLOSE_NS;
 
@@ -447,7 +443,7 @@ static void say_goodbye(struct sweep *s)
 	}
 }
 
-static int setup(struct sweep *s)
+int coord_setup(struct sweep *s)
 {
 	s->h = calloc(s->n_h, sizeof(*s->h));
 	s->dirty = calloc(s->n_h, sizeof(*s->dirty));
@@ -478,7 +474,7 @@ static int setup(struct sweep *s)
 	return 0;
 }
 
-static void teardown(struct sweep *s)
+void coord_teardown(struct sweep *s)
 {
 	for (size_t i = 0; s->h && i < s->n_h; i++) {
 		struct host *h = &s->h[i];
@@ -500,64 +496,4 @@ static void teardown(struct sweep *s)
 	free(s->buf);
 }
 
-static int plan_sweep(struct sweep *s)
-{
-	char err[256];
-	int rc = mesh_plan_build(s->m, &s->c->plan, &s->plan, err, sizeof(err));
 
-	if (rc) {
-		rck_err(s->ctx, "mesh: %s", err);
-		return rc;
-	}
-	s->rt = calloc(s->plan->n_tasks ? s->plan->n_tasks : 1, sizeof(*s->rt));
-	if (!s->rt)
-		return -ENOMEM;
-	s->total = (unsigned int)(s->plan->n_tasks * s->n_tests);
-	return 0;
-}
-
-RCK_EXPORT int rck_mesh_run(struct rck_ctx *ctx, struct rck_mesh_config *c, struct rck_mesh **out)
-{
-	struct sweep s = { .ctx = ctx, .c = c, .ep = -1 };
-	struct rck_mesh_info info = { .size = sizeof(info) };
-	struct timespec wall;
-	uint64_t deadline;
-	int rc;
-
-	if (!ctx || !c || !out || c->n_hosts < 2) {
-		if (ctx)
-			rck_err(ctx, "mesh: a sweep needs at least 2 hosts");
-		return -EINVAL;
-	}
-	rc = rck_mesh_new(&s.m);
-	if (rc)
-		return rc;
-	s.n_h = c->n_hosts;
-	s.timeout_ms = rck_ctx_get_timeout_ms(ctx);
-	s.t0 = wire_now_ns();
-	clock_gettime(CLOCK_REALTIME, &wall);
-	deadline = c->deadline_s > 0 ? s.t0 + (uint64_t)(c->deadline_s * 1e9) : UINT64_MAX;
-	atomic_store(&c->cancel, 0);
-	rc = setup(&s);
-	if (!rc) {
-		meet_hosts(&s, deadline);
-		rc = plan_sweep(&s);
-	}
-	if (!rc)
-		rc = delegate_run(&s, deadline);
-	if (!rc) {
-		say_goodbye(&s);
-		info.pattern = c->pattern;
-		info.rails = c->rails;
-		info.start_ns = (uint64_t)wall.tv_sec * 1000000000ull + (uint64_t)wall.tv_nsec;
-		info.seconds = secs(wire_now_ns() - s.t0);
-		rc = rck_mesh_set_info(s.m, &info);
-	}
-	teardown(&s);
-	if (rc) {
-		rck_mesh_free(s.m);
-		return rc;
-	}
-	*out = s.m;
-	return 0;
-}

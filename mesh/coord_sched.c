@@ -1,5 +1,5 @@
-/* The sweep's schedule on the coordinator: every pass (the plan, suspects'
- * retests, the retest hook's rounds) handed to the agents as task lists. */
+/* The sweep's schedule on the coordinator: a pass handed to the agents as
+ * task lists, their batched reports merged, deaths and cancels. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -10,7 +10,6 @@
 
 #include "agent_tasks_proto.h"
 #include "coord_sweep.h"
-#include "retest.h"
 
 #define LATE_NS 2000000000ull /* after STOP or the last batch: a bound for the rest */
 
@@ -22,18 +21,6 @@ struct dhost {
 	size_t n_ids, sent;
 	uint32_t *probe_port;  /* its standing listeners, NIC-major, lanes per NIC */
 	uint64_t heard;        /* GO sent or the last batch, while it runs */
-};
-
-/* One pass: its ids in the order the agents run them. An id is one test
- * of one plan task; an incast group's members have consecutive ids. */
-struct pass {
-	uint32_t n_ids;
-	uint32_t *task;        /* plan task */
-	uint8_t *test;         /* index into the sweep's tests */
-	uint32_t *group;       /* first id of its group; NULL: every id alone */
-	uint8_t *lane;
-	uint32_t *pos;         /* per end (id * 2 + role): its place in its NIC's queue */
-	bool retest;
 };
 
 struct delegate {
@@ -57,7 +44,7 @@ RCK_EXPORT int rck_mesh_config_set_schedule(struct rck_mesh_config *c, enum rck_
 	return 0;
 }
 
-const char *delegate_close_reason(const struct sweep *s, const struct host *h)
+static const char *close_reason(const struct sweep *s, const struct host *h)
 {
 	if (!s->dg || s->dg->dh[h - s->h].st != D_PLAN)
 		return NULL;
@@ -134,7 +121,7 @@ static void drop_peer(struct sweep *s, uint32_t hi)
 	}
 }
 
-void delegate_host_dead(struct sweep *s, uint32_t hi, const char *reason)
+static void host_dead(struct sweep *s, uint32_t hi, const char *reason)
 {
 	struct delegate *dg = s->dg;
 	struct dhost *d = &dg->dh[hi];
@@ -199,7 +186,7 @@ static void one_report(struct sweep *s, uint32_t hi, const struct ag_tres *r)
 		merge(s, r->id, other, r);
 }
 
-void delegate_frame(struct sweep *s, struct host *h, const struct wire_frame *f)
+static void frame(struct sweep *s, struct host *h, const struct wire_frame *f)
 {
 	struct delegate *dg = s->dg;
 	uint32_t hi = (uint32_t)(h - s->h);
@@ -433,8 +420,7 @@ static void plan_agents(struct sweep *s, uint64_t deadline)
 			coord_host_dead(s, &s->h[i], "%s", "its agent did not answer the PLAN in time");
 }
 
-/* Run pass @p on every live agent until each sent its last batch. */
-static int run_pass(struct sweep *s, struct pass *p, uint64_t deadline)
+int sched_run_pass(struct sweep *s, struct pass *p, uint64_t deadline)
 {
 	struct delegate *dg = s->dg;
 	uint64_t late = 0, next = 0;
@@ -486,122 +472,6 @@ static int run_pass(struct sweep *s, struct pass *p, uint64_t deadline)
 	return rc;
 }
 
-static int pass_alloc(struct pass *p, size_t n, bool groups)
-{
-	memset(p, 0, sizeof(*p));
-	p->task = malloc((n ? n : 1) * sizeof(*p->task));
-	p->test = malloc(n ? n : 1);
-	if (groups) {
-		p->group = malloc((n ? n : 1) * sizeof(*p->group));
-		p->lane = malloc(n ? n : 1);
-	}
-	return !p->task || !p->test || (groups && (!p->group || !p->lane)) ? -ENOMEM : 0;
-}
-
-static void pass_free(struct pass *p)
-{
-	free(p->task);
-	free(p->test);
-	free(p->group);
-	free(p->lane);
-	free(p->pos);
-}
-
-/* The plan: unit after unit, each test of a unit together. */
-static int main_pass(struct sweep *s, uint64_t deadline)
-{
-	struct pass p;
-	int rc = pass_alloc(&p, s->plan->n_tasks * s->n_tests, s->dg->lanes > 1);
-
-	for (size_t u = 0; !rc && u < s->plan->n_units; u++) {
-		const struct mesh_unit *un = &s->plan->units[u];
-
-		for (uint8_t i = 0; i < s->n_tests; i++) {
-			uint32_t first = p.n_ids;
-
-			for (uint32_t k = 0; k < un->n_tasks; k++, p.n_ids++) {
-				p.task[p.n_ids] = un->first_task + k;
-				p.test[p.n_ids] = i;
-				if (p.group) {
-					p.group[p.n_ids] = first;
-					p.lane[p.n_ids] = (uint8_t)k;
-				}
-			}
-		}
-	}
-	if (!rc)
-		rc = run_pass(s, &p, deadline);
-	pass_free(&p);
-	return rc;
-}
-
-/* @nt tasks again, each alone: retest.c's rounds, one after the other in
- * every NIC's queue, so no NIC is in two probes at once. */
-static int retest_pass(struct sweep *s, const uint32_t *tasks, long nt, uint64_t deadline)
-{
-	uint32_t *round = malloc((size_t)(nt > 0 ? nt : 1) * sizeof(*round));
-	long nr = round && nt > 0 ? mesh_retest_rounds(s->plan, tasks, (size_t)nt, round) : -ENOMEM;
-	struct pass p;
-	int rc = nr < 0 ? (int)nr : pass_alloc(&p, (size_t)nt * s->n_tests, false);
-
-	if (!rc) {
-		p.retest = true;
-		for (long r = 0; r < nr; r++)
-			for (long i = 0; i < nt; i++)
-				for (uint8_t k = 0; round[i] == (uint32_t)r && k < s->n_tests; k++) {
-					p.task[p.n_ids] = tasks[i];
-					p.test[p.n_ids++] = k;
-				}
-		s->total += p.n_ids;
-		rc = run_pass(s, &p, deadline);
-		pass_free(&p);
-	}
-	free(round);
-	return rc;
-}
-
-/* Suspects of the main pass probed again alone. */
-static int retest_suspects(struct sweep *s, uint64_t deadline)
-{
-	uint32_t *tasks = malloc((s->plan->n_tasks + 1) * sizeof(*tasks));
-	long nt = 0;
-	int rc = 0;
-
-	for (uint32_t t = 0; tasks && t < s->plan->n_tasks; t++) {
-		const struct mesh_task *task = &s->plan->tasks[t];
-
-		if (alive(s, coord_host_of(s, task->src)) && alive(s, coord_host_of(s, task->dst)) &&
-		    coord_suspect(s, t))
-			tasks[nt++] = t;
-	}
-	if (!tasks)
-		rc = -ENOMEM;
-	else if (nt && !coord_stopping(s, deadline))
-		rc = retest_pass(s, tasks, nt, deadline);
-	free(tasks);
-	return rc;
-}
-
-/* The retest hook's cells, pass after pass. */
-static int retest_hook(struct sweep *s, uint64_t deadline)
-{
-	unsigned int max = rck_mesh_cell_count(s->m), *cells = calloc(max + 1, sizeof(*cells));
-	uint32_t *tasks = calloc(max + 1, sizeof(*tasks));
-	int rc = cells && tasks ? 0 : -ENOMEM;
-
-	for (unsigned int pass = 0; !rc && s->c->retest && pass < s->c->retest_passes; pass++) {
-		unsigned int n = s->c->retest(s->c->retest_data, s->m, cells, max);
-		long nt = mesh_retest_tasks(s->plan, s->m, cells, n < max ? n : max, tasks);
-
-		if (nt <= 0 || coord_stopping(s, deadline))
-			break;
-		rc = retest_pass(s, tasks, nt, deadline);
-	}
-	free(cells);
-	free(tasks);
-	return rc;
-}
-
 /* The widest incast group: listeners each NIC needs. */
 static int plan_lanes(struct sweep *s, uint32_t *lanes)
 {
@@ -616,43 +486,65 @@ static int plan_lanes(struct sweep *s, uint32_t *lanes)
 	return 0;
 }
 
-int delegate_run(struct sweep *s, uint64_t deadline)
-{
-	struct delegate dg = { 0 };
-	int rc = 0;
 
-	s->dg = &dg;
-	rc = plan_lanes(s, &dg.lanes);
-	dg.dh = calloc(s->n_h, sizeof(*dg.dh));
-	dg.batch = malloc(AG_TRES_PER_FRAME * sizeof(*dg.batch));
-	dg.chunk = malloc(AG_TASKS_PER_FRAME * sizeof(*dg.chunk) > sizeof(struct ag_planned)
-			  ? AG_TASKS_PER_FRAME * sizeof(*dg.chunk) : sizeof(struct ag_planned));
-	for (size_t i = 0; !rc && dg.dh && i < s->n_h; i++)
-		if (!(dg.dh[i].probe_port = calloc(AG_MAX_NICS * dg.lanes, sizeof(uint32_t))))
+static const struct coord_ops ops = { .frame = frame, .host_dead = host_dead, .close_reason = close_reason };
+
+int sched_begin(struct sweep *s, uint64_t deadline)
+{
+	struct delegate *dg = calloc(1, sizeof(*dg));
+	int rc;
+
+	if (!dg)
+		return -ENOMEM;
+	s->dg = dg;
+	s->ops = &ops;
+	rc = plan_lanes(s, &dg->lanes);
+	dg->dh = calloc(s->n_h, sizeof(*dg->dh));
+	dg->batch = malloc(AG_TRES_PER_FRAME * sizeof(*dg->batch));
+	dg->chunk = malloc(AG_TASKS_PER_FRAME * sizeof(*dg->chunk) > sizeof(struct ag_planned)
+			   ? AG_TASKS_PER_FRAME * sizeof(*dg->chunk) : sizeof(struct ag_planned));
+	for (size_t i = 0; !rc && dg->dh && i < s->n_h; i++)
+		if (!(dg->dh[i].probe_port = calloc(AG_MAX_NICS * dg->lanes, sizeof(uint32_t))))
 			rc = -ENOMEM;
-	if (!rc && (!dg.dh || !dg.batch || !dg.chunk))
+	if (!rc && (!dg->dh || !dg->batch || !dg->chunk))
 		rc = -ENOMEM;
-	if (!rc && wire_random(dg.key, sizeof(dg.key)))
+	if (!rc && wire_random(dg->key, sizeof(dg->key)))
 		rc = -EIO;
-	if (!rc) {
-		plan_agents(s, deadline);
-		if (coord_stopping(s, deadline))
-			coord_skip_rest(s, atomic_load(&s->c->cancel) ? "cancelled" : "sweep deadline passed");
-		else
-			rc = main_pass(s, deadline);
+	if (rc)
+		return rc;
+	plan_agents(s, deadline);
+	if (coord_stopping(s, deadline)) {
+		dg->stopping = true;
+		coord_skip_rest(s, atomic_load(&s->c->cancel) ? "cancelled" : "sweep deadline passed");
 	}
-	if (!rc && !dg.stopping)
-		rc = retest_suspects(s, deadline);
-	if (!rc && !dg.stopping)
-		rc = retest_hook(s, deadline);
-	for (size_t i = 0; dg.dh && i < s->n_h; i++) {
-		free(dg.dh[i].ids);
-		free(dg.dh[i].probe_port);
+	return 0;
+}
+
+bool sched_groups(const struct sweep *s)
+{
+	return s->dg->lanes > 1;
+}
+
+bool sched_stopped(const struct sweep *s)
+{
+	return s->dg->stopping;
+}
+
+void sched_end(struct sweep *s)
+{
+	struct delegate *dg = s->dg;
+
+	for (size_t i = 0; dg && dg->dh && i < s->n_h; i++) {
+		free(dg->dh[i].ids);
+		free(dg->dh[i].probe_port);
 	}
-	memset(dg.key, 0, sizeof(dg.key));
-	free(dg.dh);
-	free(dg.batch);
-	free(dg.chunk);
+	if (dg) {
+		memset(dg->key, 0, sizeof(dg->key));
+		free(dg->dh);
+		free(dg->batch);
+		free(dg->chunk);
+	}
+	free(dg);
 	s->dg = NULL;
-	return rc;
+	s->ops = NULL;
 }

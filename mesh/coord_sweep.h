@@ -63,31 +63,65 @@ struct sweep {
 	uint32_t *dirty;       /* hosts with output queued since the last flush */
 	size_t n_dirty;
 	struct delegate *dg;   /* the schedule (coord_sched.c) while it runs */
+	const struct coord_ops *ops; /* its hooks for the connections, while it runs */
+};
+
+/* What the connections (coord.c) hand the schedule, without calling it. */
+struct coord_ops {
+	/* A frame of a READY host. */
+	void (*frame)(struct sweep *s, struct host *h, const struct wire_frame *f);
+	/* Host @hi was declared dead (its tasks of the pass become unreachable). */
+	void (*host_dead)(struct sweep *s, uint32_t hi, const char *reason);
+	/* Why a READY host's agent closed the session, when the schedule explains it; NULL else. */
+	const char *(*close_reason)(const struct sweep *s, const struct host *h);
+};
+
+/* One pass: its ids in the order the agents run them. An id is one test
+ * of one plan task; an incast group's members have consecutive ids. */
+struct pass {
+	uint32_t n_ids;
+	uint32_t *task;        /* plan task */
+	uint8_t *test;         /* index into the sweep's tests */
+	uint32_t *group;       /* first id of its group; NULL: every id alone */
+	uint8_t *lane;
+	uint32_t *pos;         /* per end (id * 2 + role): its place in its NIC's queue */
+	bool retest;
 };
 
 struct delegate;
 
-/* coord.c */
+/* coord.c: connections. */
+int coord_setup(struct sweep *s);
+void coord_teardown(struct sweep *s);
+/* Connect, authenticate and describe every host within the timeout. */
+void coord_meet_hosts(struct sweep *s, uint64_t deadline);
+void coord_goodbye(struct sweep *s);
 int coord_queue(struct sweep *s, struct host *h, uint16_t type, const uint8_t *p, size_t len);
-void coord_record(struct sweep *s, uint32_t t, enum rck_mesh_status st, const char *reason,
-		  const struct ag_msg *res);
+/* The one place a host is declared dead: closed, marked unreachable in the
+ * result, the schedule told (ops->host_dead). */
 void coord_host_dead(struct sweep *s, struct host *h, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void coord_poll_round(struct sweep *s, int wait_ms);
 bool coord_stopping(struct sweep *s, uint64_t deadline);
+uint32_t coord_host_of(const struct sweep *s, uint32_t nic);
+
+/* coord_record.c: results into the sweep result. */
+void coord_record(struct sweep *s, uint32_t t, enum rck_mesh_status st, const char *reason,
+		  const struct ag_msg *res);
 bool coord_suspect(struct sweep *s, uint32_t t);
 /* Record every cell not recorded yet as skipped, for @why. */
 void coord_skip_rest(struct sweep *s, const char *why);
-uint32_t coord_host_of(const struct sweep *s, uint32_t nic);
 
-/* coord_sched.c: the whole sweep run by the agents, pass after pass (the
- * plan, suspects, the retest hook's). 0, -EINVAL (logged), -E2BIG, -ENOMEM. */
-int delegate_run(struct sweep *s, uint64_t deadline);
-/* A frame of a READY host while the schedule runs. */
-void delegate_frame(struct sweep *s, struct host *h, const struct wire_frame *f);
-/* Host @hi died: its tasks not yet recorded become unreachable. */
-void delegate_host_dead(struct sweep *s, uint32_t hi, const char *reason);
-/* Why a READY host's agent closed the session, when the PLAN explains it; NULL else. */
-const char *delegate_close_reason(const struct sweep *s, const struct host *h);
+/* coord_sched.c: the schedule. sched_begin() sends every agent its PLAN
+ * (0, -EINVAL logged, -ENOMEM, -EIO); sched_run_pass() runs one pass on
+ * the live agents until each sent its last batch (0, -E2BIG, -ENOMEM);
+ * sched_end() frees it all (also after a failed begin). */
+int sched_begin(struct sweep *s, uint64_t deadline);
+int sched_run_pass(struct sweep *s, struct pass *p, uint64_t deadline);
+/* A cancel or the deadline stopped the agents: no further pass. */
+bool sched_stopped(const struct sweep *s);
+/* The plan has incast groups: a pass of it needs struct pass's group and lane. */
+bool sched_groups(const struct sweep *s);
+void sched_end(struct sweep *s);
 
 #endif
