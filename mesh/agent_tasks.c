@@ -344,22 +344,28 @@ static void *serve_member(void *arg)
 	return NULL;
 }
 
-/* The @n serving ends of one incast group at once, one listener (lane)
- * each; their sessions start together (probes/task.h). */
-static void serve_group(struct nicq *q, const uint32_t *idx, size_t n)
+/* The @n ends of one group on this NIC at once: an incast group's serving
+ * ends (one listener, or lane, each; their sessions start together,
+ * probes/task.h), or both ends of a bidirectional pair. */
+static void run_group(struct nicq *q, const uint32_t *idx, size_t n)
 {
 	struct agent_tasks *at = q->at;
 	struct member *m = calloc(n, sizeof(*m));
+	unsigned int serving = 0;
 	struct pgroup g;
 	bool have_g;
 
 	if (!m)
 		return;
+	for (size_t i = 0; i < n; i++)
+		serving += at->tasks[idx[i]].role == AG_ROLE_SERVE;
 	/* The senders wait for each other at most half a timeout: their
 	 * clients' own wait for the start is one. */
-	have_g = !pgroup_init(&g, (unsigned int)n, (uint64_t)at->plan.timeout_ms * 500000ull);
+	have_g = serving && !pgroup_init(&g, serving, (uint64_t)at->plan.timeout_ms * 500000ull);
 	for (size_t i = 0; i < n; i++) {
-		m[i] = (struct member){ .q = q, .t = &at->tasks[idx[i]], .g = have_g ? &g : NULL };
+		const struct ag_task *t = &at->tasks[idx[i]];
+
+		m[i] = (struct member){ .q = q, .t = t, .g = have_g && t->role == AG_ROLE_SERVE ? &g : NULL };
 		if (pthread_create(&m[i].th, NULL, serve_member, &m[i])) {
 			m[i].th = 0;
 			if (m[i].g)
@@ -385,12 +391,11 @@ static void *queue_main(void *arg)
 		const struct ag_task *t = &at->tasks[q->idx[i]];
 		size_t n = 1;
 
-		/* An incast group's serving ends are consecutive in this queue. */
-		while (t->role == AG_ROLE_SERVE && i + n < q->n && at->tasks[q->idx[i + n]].group == t->group &&
-		       at->tasks[q->idx[i + n]].role == AG_ROLE_SERVE)
+		/* A group's ends on this NIC are consecutive in its queue. */
+		while (i + n < q->n && at->tasks[q->idx[i + n]].group == t->group)
 			n++;
 		if (n > 1)
-			serve_group(q, q->idx + i, n);
+			run_group(q, q->idx + i, n);
 		else
 			one_end(q, t, NULL, r);
 		i += n;

@@ -187,12 +187,38 @@ static int add_host_pair(struct builder *b, unsigned int a, unsigned int c)
 	return rc;
 }
 
+/* Every NIC pair of @a -> @c with its reverse as one unit: both directions
+ * at once (the rails rules pair NICs symmetrically). */
+static int add_host_pair_bidir(struct builder *b, unsigned int a, unsigned int c)
+{
+	int rc = host_pairs(b, a, c);
+
+	for (size_t k = 0; k < b->n_pairs && !rc; k++) {
+		rc = begin_unit(b);
+		if (!rc)
+			rc = add_task(b, b->pairs[k].src, b->pairs[k].dst);
+		if (!rc)
+			rc = add_task(b, b->pairs[k].dst, b->pairs[k].src);
+		if (!rc)
+			rc = end_unit(b);
+	}
+	return rc;
+}
+
 static int plan_full(struct builder *b)
 {
 	unsigned int n = b->p->n_hosts, m = n + (n & 1);
 	int rc = 0;
 
-	for (unsigned int r = 0; r + 1 < m && !rc; r++)
+	for (unsigned int r = 0; b->o->bidir && r + 1 < m && !rc; r++)
+		for (unsigned int i = 0; i < m / 2 && !rc; i++) {
+			unsigned int x, y;
+
+			mesh_circle_pair(n, r, i, &x, &y);
+			if (x < n && y < n)
+				rc = add_host_pair_bidir(b, x, y);
+		}
+	for (unsigned int r = 0; !b->o->bidir && r + 1 < m && !rc; r++)
 		for (int dir = 0; dir < 2 && !rc; dir++)
 			for (unsigned int i = 0; i < m / 2 && !rc; i++) {
 				unsigned int x, y;

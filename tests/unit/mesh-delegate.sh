@@ -88,6 +88,18 @@ n=$(jq '[.probes[] | select(.result.status == "ok")] | length' <<<"$out")
 [ "$n" = 16 ] || fail "incast:2: $n ok probes, want 16 (4 receivers x 2 senders x bw,lat): $out"
 echo "ok: incast:2 by the agents: 16 of 16 probes ok"
 
+# --bidir: both directions of each pair at once, each its own cell; the
+# two directions' probes overlap in time.
+out=$(timeout 120 $WRAP "$RC" -j mesh --hosts $hosts --launcher 'env H={host} {cmd}' --transport tcp \
+	--test bw --duration 0.3 --bidir 2>"$tmp/err") || fail "--bidir: $(cat "$tmp/err") $out"
+n=$(jq '[.probes[] | select(.result.status == "ok")] | length' <<<"$out")
+[ "$n" = 12 ] || fail "--bidir: $n ok probes, want 12: $out"
+apart=$(jq '[.probes[] as $p | .probes[] | select(.src == $p.dst and .dst == $p.src) |
+	select(.result.start_s >= $p.result.start_s + $p.result.seconds or
+	       $p.result.start_s >= .result.start_s + .result.seconds)] | length' <<<"$out")
+[ "$apart" = 0 ] || fail "--bidir: $apart directions did not overlap their reverse: $out"
+echo "ok: --bidir: 12 of 12 directions ok, each pair's two at once"
+
 # A chain of busy peers: 127.0.0.2 runs four probes with the others
 # before its one with 127.0.0.1, whose only task it is; each lasts 0.4 s,
 # longer together than one wait (0.3 s timeout + 2 probes), so 127.0.0.1's

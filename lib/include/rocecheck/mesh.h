@@ -365,6 +365,13 @@ int rck_mesh_config_set_key(struct rck_mesh_config *c, const uint8_t *key, size_
  */
 int rck_mesh_config_set_pattern(struct rck_mesh_config *c, const char *pattern, const char *pairs,
 				size_t len, const char *name);
+/** Bidirectional probes with the full pattern: both directions of a NIC
+ * pair run at once (a full mesh in n-1 steps instead of 2(n-1)), each
+ * still its own cell with its own counter deltas, but each end's deltas
+ * then hold the other direction's traffic too, and both directions share
+ * the link: off by default. Other patterns ignore it. 0 or -EINVAL. Not
+ * thread-safe on one config. */
+int rck_mesh_config_set_bidir(struct rck_mesh_config *c, bool bidir);
 /** "same", "all" or "device:NAME". 0, -EINVAL, -ENOMEM. */
 int rck_mesh_config_set_rails(struct rck_mesh_config *c, const char *rails);
 /** Tests to run on every pair, a bit mask of 1 << enum rck_mesh_test. 0, -EINVAL. */
