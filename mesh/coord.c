@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -68,9 +69,14 @@ static int flush(struct host *h)
 		h->out_off += (size_t)n;
 	}
 	h->out_off = h->out_len = 0;
+	/* A task list's chunk is big; 10,000 hosts must not each keep one. */
+	if (h->out_cap > KEEP_BYTES) {
+		free(h->out);
+		h->out = NULL;
+		h->out_cap = 0;
+	}
 	return 0;
 }
-
 
 
 
@@ -351,7 +357,10 @@ static void host_event(struct sweep *s, struct host *h, uint32_t ev)
 				idle_frame(s, h, &h->fr);
 			else
 				handshake_frame(s, h, &h->fr);
-			wire_frame_next(&h->fr);
+			if (h->fr.cap > KEEP_BYTES)
+				wire_frame_free(&h->fr); /* a big batch: its buffer goes */
+			else
+				wire_frame_next(&h->fr);
 		}
 		if ((size_t)n < INBUF)
 			return;
@@ -443,8 +452,28 @@ void coord_goodbye(struct sweep *s)
 	}
 }
 
+/* One descriptor per agent session and a few more: the soft limit is
+ * raised as far as the hard one allows (typically 1024 soft, so 10,000
+ * agents need it). Not enough: the sweep still runs, hosts past it get
+ * "cannot connect to its agent: Too many open files". */
+static void raise_nofile(struct sweep *s)
+{
+	struct rlimit rl;
+	rlim_t want = (rlim_t)s->n_h + 64;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= want)
+		return;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		return;
+	if (rl.rlim_cur < want)
+		rck_warn(s->ctx, "mesh: %zu agents need %llu open files, the hard limit is %llu", s->n_h,
+			 (unsigned long long)want, (unsigned long long)rl.rlim_cur);
+}
+
 int coord_setup(struct sweep *s)
 {
+	raise_nofile(s);
 	s->h = calloc(s->n_h, sizeof(*s->h));
 	s->dirty = calloc(s->n_h, sizeof(*s->dirty));
 	s->in = malloc(INBUF);

@@ -34,6 +34,9 @@ struct delegate {
 	struct ag_tres *batch; /* AG_TRES_PER_FRAME decoded entries */
 	struct ag_task *chunk; /* AG_TASKS_PER_FRAME to encode */
 	bool stopping;
+	size_t n_in[D_LAST + 1]; /* live hosts in each state */
+	uint32_t *sending;     /* live hosts whose list is still being sent */
+	size_t n_sending;
 };
 
 RCK_EXPORT int rck_mesh_config_set_schedule(struct rck_mesh_config *c, enum rck_mesh_schedule schedule)
@@ -55,6 +58,13 @@ static const char *close_reason(const struct sweep *s, const struct host *h)
 static bool alive(const struct sweep *s, uint32_t hi)
 {
 	return s->h[hi].st == H_READY;
+}
+
+static void set_st(struct sweep *s, struct dhost *d, enum dstate st)
+{
+	s->dg->n_in[d->st]--;
+	s->dg->n_in[st]++;
+	d->st = st;
 }
 
 static bool is_tcp(const struct sweep *s)
@@ -126,6 +136,7 @@ static void host_dead(struct sweep *s, uint32_t hi, const char *reason)
 	struct delegate *dg = s->dg;
 	struct dhost *d = &dg->dh[hi];
 
+	dg->n_in[d->st]--; /* it was live: every host live at the start was counted */
 	drop_peer(s, hi);
 	for (size_t i = 0; dg->p && i < d->n_ids; i++)
 		finish(s, d->ids[i] / 2, RCK_MESH_UNREACHABLE, reason, NULL, 0, 0);
@@ -204,7 +215,7 @@ static void frame(struct sweep *s, struct host *h, const struct wire_frame *f)
 			coord_host_dead(s, h, "%s", "agent listens for probes on the wrong number of NICs");
 		} else {
 			memcpy(d->probe_port, pl->probe_port, pl->n * sizeof(pl->probe_port[0]));
-			d->st = D_PLANNED;
+			set_st(s, d, D_PLANNED);
 		}
 		return;
 	}
@@ -223,7 +234,7 @@ static void frame(struct sweep *s, struct host *h, const struct wire_frame *f)
 			one_report(s, hi, &dg->batch[i]);
 		}
 		if (last)
-			d->st = D_LAST;
+			set_st(s, d, D_LAST);
 		return;
 	}
 	if (f->h.type == AG_ERROR && !ag_decode(f->h.type, f->payload, f->h.length, s->msg)) {
@@ -367,18 +378,31 @@ static void feed(struct sweep *s, struct host *h)
 	}
 	if (d->sent == d->n_ids) {
 		coord_queue(s, h, AG_GO, NULL, 0);
-		d->st = D_GOING;
+		set_st(s, d, D_GOING);
 		d->heard = wire_now_ns();
 	}
 }
 
 static size_t count(const struct sweep *s, enum dstate st)
 {
-	size_t n = 0;
+	return s->dg->n_in[st];
+}
 
-	for (size_t i = 0; i < s->n_h; i++)
-		n += alive(s, (uint32_t)i) && s->dg->dh[i].st == st;
-	return n;
+/* Feed the hosts still being sent their lists; those done leave the list. */
+static void feed_all(struct sweep *s)
+{
+	struct delegate *dg = s->dg;
+	size_t k = 0;
+
+	for (size_t i = 0; i < dg->n_sending; i++) {
+		uint32_t hi = dg->sending[i];
+
+		if (alive(s, hi))
+			feed(s, &s->h[hi]);
+		if (alive(s, hi) && dg->dh[hi].st == D_SENDING)
+			dg->sending[k++] = hi;
+	}
+	dg->n_sending = k;
 }
 
 static void stop_all(struct sweep *s)
@@ -434,13 +458,17 @@ int sched_run_pass(struct sweep *s, struct pass *p, uint64_t deadline)
 	dg->p = p;
 	dg->recorded = 0;
 	rc = build_lists(s);
+	dg->n_sending = 0;
 	for (size_t i = 0; !rc && i < s->n_h; i++)
-		if (alive(s, (uint32_t)i))
-			dg->dh[i].st = D_SENDING;
-	while (!rc && dg->recorded < p->n_ids) {
-		for (size_t i = 0; !dg->stopping && i < s->n_h; i++)
-			if (alive(s, (uint32_t)i))
-				feed(s, &s->h[i]);
+		if (alive(s, (uint32_t)i)) {
+			set_st(s, &dg->dh[i], D_SENDING);
+			dg->sending[dg->n_sending++] = (uint32_t)i;
+		}
+	/* Until every agent sent its last batch, even with every cell recorded:
+	 * the next pass's list must not reach an agent still in this one. */
+	while (!rc) {
+		if (!dg->stopping)
+			feed_all(s);
 		if (!dg->stopping && coord_stopping(s, deadline)) {
 			stop_all(s);
 			late = wire_now_ns() + LATE_NS;
@@ -461,7 +489,7 @@ int sched_run_pass(struct sweep *s, struct pass *p, uint64_t deadline)
 			finish(s, id, RCK_MESH_FAILED, "no report from one end of the probe", NULL, 0, 0);
 	for (size_t i = 0; i < s->n_h; i++)
 		if (alive(s, (uint32_t)i) && dg->dh[i].st == D_LAST)
-			dg->dh[i].st = D_PLANNED;
+			set_st(s, &dg->dh[i], D_PLANNED);
 	for (uint32_t id = 0; id < p->n_ids; id++)
 		free(dg->half[id]);
 	free(dg->half);
@@ -500,13 +528,16 @@ int sched_begin(struct sweep *s, uint64_t deadline)
 	s->ops = &ops;
 	rc = plan_lanes(s, &dg->lanes);
 	dg->dh = calloc(s->n_h, sizeof(*dg->dh));
+	dg->sending = calloc(s->n_h, sizeof(*dg->sending));
+	for (size_t i = 0; i < s->n_h; i++)
+		dg->n_in[D_PLAN] += alive(s, (uint32_t)i);
 	dg->batch = malloc(AG_TRES_PER_FRAME * sizeof(*dg->batch));
 	dg->chunk = malloc(AG_TASKS_PER_FRAME * sizeof(*dg->chunk) > sizeof(struct ag_planned)
 			   ? AG_TASKS_PER_FRAME * sizeof(*dg->chunk) : sizeof(struct ag_planned));
 	for (size_t i = 0; !rc && dg->dh && i < s->n_h; i++)
 		if (!(dg->dh[i].probe_port = calloc(AG_MAX_NICS * dg->lanes, sizeof(uint32_t))))
 			rc = -ENOMEM;
-	if (!rc && (!dg->dh || !dg->batch || !dg->chunk))
+	if (!rc && (!dg->dh || !dg->batch || !dg->chunk || !dg->sending))
 		rc = -ENOMEM;
 	if (!rc && wire_random(dg->key, sizeof(dg->key)))
 		rc = -EIO;
@@ -543,6 +574,7 @@ void sched_end(struct sweep *s)
 		free(dg->dh);
 		free(dg->batch);
 		free(dg->chunk);
+		free(dg->sending);
 	}
 	free(dg);
 	s->dg = NULL;
