@@ -120,8 +120,11 @@ static int flush_locked(struct agent_tasks *at, bool last)
 	int rc;
 
 	at->last_flush = wire_now_ns();
-	for (size_t i = 0; i < at->n_pending; i++)
+	for (size_t i = 0; i < at->n_pending; i++) {
 		at->pending[i].ago = (at->last_flush - at->pending[i].end_ns) / 1e9;
+		at->pending[i].start_ago = at->pending[i].start_ns && at->pending[i].start_ns < at->last_flush
+						   ? (at->last_flush - at->pending[i].start_ns) / 1e9 : 0;
+	}
 	rc = ag_tres_encode(at->pending, at->n_pending, last, at->buf, AG_MAX_PAYLOAD, &len);
 	if (!rc)
 		rc = at->send(at->arg, AG_TRES, at->buf, len);
@@ -214,6 +217,7 @@ static void serve_task(struct nicq *q, const struct ag_task *t, struct pgroup *g
 		pgroup_leave(g);
 	if (!rc && res) {
 		from_result(res, r);
+		r->start_ns = psrv_began(q->srv[t->lane]);
 		rck_probe_result_free(res);
 		return;
 	}
@@ -312,6 +316,7 @@ static void one_end(struct nicq *q, const struct ag_task *t, struct pgroup *g, s
 	r->id = t->id;
 	r->role = t->role;
 	r->gbps = r->lat_p50_us = r->lat_p99_us = NAN;
+	r->start_ns = 0;
 	if (atomic_load(&at->stop)) {
 		r->status = RCK_PROBE_TIMEOUT;
 		snprintf(r->text, sizeof(r->text), "cancelled");

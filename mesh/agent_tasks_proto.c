@@ -11,8 +11,8 @@ enum {
 	T_KEY = 1, T_TRANSPORT, T_SIZE, T_DURATION, T_TIMEOUT, T_ITERS, T_NIC, T_DEV, T_PORT,
 	T_STATUS, T_TEXT, T_PROBE_PORT, T_TASK, T_ID, T_ROLE, T_TEST, T_NIC_IDX, T_PEER,
 	T_PEER_PORT, T_PEER_DEV, T_PEER_IBPORT, T_RES, T_GBPS, T_P50, T_P99, T_SECONDS, T_CTR,
-	T_CTR_ID, T_CTR_VAL, T_DROPPED, T_LANES, T_GROUP, T_LANE, T_AHEAD, T_AGO,
-	T_MAX = T_AGO
+	T_CTR_ID, T_CTR_VAL, T_DROPPED, T_LANES, T_GROUP, T_LANE, T_AHEAD, T_AGO, T_START_AGO,
+	T_MAX = T_START_AGO
 };
 
 const char *ag_task_type_name(uint16_t type)
@@ -124,6 +124,8 @@ int ag_tres_encode(const struct ag_tres *r, size_t n, bool last, uint8_t *buf, s
 		wire_attr_put_f64(&b, T_SECONDS, r[i].seconds);
 		if (r[i].ago > 0)
 			wire_attr_put_f64(&b, T_AGO, r[i].ago);
+		if (r[i].start_ago > 0)
+			wire_attr_put_f64(&b, T_START_AGO, r[i].start_ago);
 		for (uint32_t k = 0; k < r[i].n_ctr; k++) {
 			size_t one = wire_attr_nest_start(&b, T_CTR);
 
@@ -252,7 +254,8 @@ static int get_tres(const struct wire_attr *a, struct ag_tres *r)
 	    ag_opt_str(&tb[T_TEXT], r->text, sizeof(r->text)) || ag_opt_f64(&tb[T_GBPS], &r->gbps) ||
 	    ag_opt_f64(&tb[T_P50], &r->lat_p50_us) || ag_opt_f64(&tb[T_P99], &r->lat_p99_us) ||
 	    ag_opt_f64(&tb[T_SECONDS], &r->seconds) || ag_opt_f64(&tb[T_AGO], &r->ago) ||
-	    role > AG_ROLE_RUN || r->status > RCK_PROBE_SYSTEM || !(r->ago >= 0 && r->ago < 1e6))
+	    ag_opt_f64(&tb[T_START_AGO], &r->start_ago) || role > AG_ROLE_RUN || r->status > RCK_PROBE_SYSTEM ||
+	    !(r->ago >= 0 && r->ago < 1e6) || !(r->start_ago >= 0 && r->start_ago < 1e6))
 		return -EBADMSG;
 	r->role = (uint8_t)role;
 	while ((rc = wire_attr_next(a->v, a->len, &off, &t, &c)) == 1) {

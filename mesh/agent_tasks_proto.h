@@ -77,7 +77,10 @@ struct ag_tres {
 	char text[AG_TEXT_MAX];
 	double gbps, lat_p50_us, lat_p99_us, seconds;
 	double ago;                      /* seconds from the probe's end to the batch leaving */
-	uint64_t end_ns;                 /* the agent's own clock, not sent */
+	double start_ago;                /* serve end: from its measured start (after its
+					  * group's) to the batch leaving; 0: not known */
+	uint64_t end_ns, start_ns;       /* the agent's own clock (the coordinator's once
+					  * received), not sent */
 	uint32_t n_ctr;
 	struct ag_ctr ctr[AG_MAX_CTRS];
 };

@@ -79,14 +79,18 @@ static unsigned int n_listen(const struct sweep *s, const struct host *h)
 }
 
 /* Record id's test of its task; both ends' counters in @res when ok. The
- * probe ended at @end (0: now) and lasted @seconds. */
+ * probe lasted @seconds from @start (its serve end's measured start; 0:
+ * @seconds before @end; @end 0: now). */
 static void finish(struct sweep *s, uint32_t id, enum rck_mesh_status st, const char *reason,
-		   const struct ag_msg *res, double seconds, uint64_t end)
+		   const struct ag_msg *res, double seconds, uint64_t start, uint64_t end)
 {
 	struct delegate *dg = s->dg;
 	struct pass *p = dg->p;
 	struct rtask *r = &s->rt[p->task[id]];
 	uint64_t now = end > s->t0 ? end : wire_now_ns();
+
+	if (start > s->t0 && seconds > 0)
+		now = start + (uint64_t)(seconds * 1e9);
 
 	if (dg->got[id] & 4)
 		return;
@@ -139,7 +143,7 @@ static void host_dead(struct sweep *s, uint32_t hi, const char *reason)
 	dg->n_in[d->st]--; /* it was live: every host live at the start was counted */
 	drop_peer(s, hi);
 	for (size_t i = 0; dg->p && i < d->n_ids; i++)
-		finish(s, d->ids[i] / 2, RCK_MESH_UNREACHABLE, reason, NULL, 0, 0);
+		finish(s, d->ids[i] / 2, RCK_MESH_UNREACHABLE, reason, NULL, 0, 0, 0);
 }
 
 static void merge(struct sweep *s, uint32_t id, const struct ag_tres *run, const struct ag_tres *srv)
@@ -148,7 +152,7 @@ static void merge(struct sweep *s, uint32_t id, const struct ag_tres *run, const
 
 	if (run->status != RCK_PROBE_OK) {
 		finish(s, id, RCK_MESH_FAILED, run->text[0] ? run->text : srv->text[0] ? srv->text : "probe failed",
-		       NULL, run->seconds, run->end_ns);
+		       NULL, run->seconds, 0, run->end_ns);
 		return;
 	}
 	ag_msg_clear(m);
@@ -161,7 +165,7 @@ static void merge(struct sweep *s, uint32_t id, const struct ag_tres *run, const
 	/* The serving end's counters are its own snapshot around the probe. */
 	m->n_ctr[1] = srv->n_ctr;
 	memcpy(m->ctr[1], srv->ctr, srv->n_ctr * sizeof(srv->ctr[0]));
-	finish(s, id, RCK_MESH_OK, NULL, m, run->seconds, run->end_ns);
+	finish(s, id, RCK_MESH_OK, NULL, m, run->seconds, srv->start_ns, run->end_ns);
 }
 
 static void one_report(struct sweep *s, uint32_t hi, const struct ag_tres *r)
@@ -188,7 +192,7 @@ static void one_report(struct sweep *s, uint32_t hi, const struct ag_tres *r)
 		if (dg->half[r->id])
 			memcpy(dg->half[r->id], r, sz);
 		else
-			finish(s, r->id, RCK_MESH_FAILED, "out of memory", NULL, 0, 0);
+			finish(s, r->id, RCK_MESH_FAILED, "out of memory", NULL, 0, 0, 0);
 		return;
 	}
 	if (r->role == AG_ROLE_RUN)
@@ -231,6 +235,9 @@ static void frame(struct sweep *s, struct host *h, const struct wire_frame *f)
 			/* When it ended on our clock: the batch left @ago after. */
 			dg->batch[i].end_ns = dg->batch[i].ago * 1e9 < (double)(d->heard - s->t0)
 						      ? d->heard - (uint64_t)(dg->batch[i].ago * 1e9) : 0;
+			dg->batch[i].start_ns = dg->batch[i].start_ago > 0 &&
+							dg->batch[i].start_ago * 1e9 < (double)(d->heard - s->t0)
+						? d->heard - (uint64_t)(dg->batch[i].start_ago * 1e9) : 0;
 			one_report(s, hi, &dg->batch[i]);
 		}
 		if (last)
@@ -293,7 +300,7 @@ static int build_lists(struct sweep *s)
 			if (!round && (!alive(s, src) || !alive(s, dst))) {
 				const char *why = rck_mesh_host_unreachable(s->m, alive(s, src) ? dst : src);
 
-				finish(s, id, RCK_MESH_UNREACHABLE, why ? why : "host unreachable", NULL, 0, 0);
+				finish(s, id, RCK_MESH_UNREACHABLE, why ? why : "host unreachable", NULL, 0, 0, 0);
 			}
 			if (dg->got[id] & 4)
 				continue;
@@ -486,7 +493,7 @@ int sched_run_pass(struct sweep *s, struct pass *p, uint64_t deadline)
 		coord_skip_rest(s, atomic_load(&s->c->cancel) ? "cancelled" : "sweep deadline passed");
 	for (uint32_t id = 0; !rc && !dg->stopping && id < p->n_ids; id++)
 		if (!(dg->got[id] & 4))
-			finish(s, id, RCK_MESH_FAILED, "no report from one end of the probe", NULL, 0, 0);
+			finish(s, id, RCK_MESH_FAILED, "no report from one end of the probe", NULL, 0, 0, 0);
 	for (size_t i = 0; i < s->n_h; i++)
 		if (alive(s, (uint32_t)i) && dg->dh[i].st == D_LAST)
 			set_st(s, &dg->dh[i], D_PLANNED);

@@ -31,6 +31,7 @@ struct rck_probe_server {
 	uint8_t key[RCK_KEY_MAX];
 	struct pgroup *group;   /* the session being served is this group's member */
 	bool came;              /* it reached the group's start */
+	uint64_t began;         /* when the last session's measured part began */
 };
 
 RCK_EXPORT int rck_probe_server_new(struct rck_ctx *ctx, const struct rck_probe_opts *opts,
@@ -208,6 +209,7 @@ static int serve(struct rck_probe_server *srv, struct psess *s)
 		group_come(srv);
 	end_by = run_end(srv, s);
 	psess_end_by(s, end_by);
+	srv->began = pclock_ns();
 	psess_begin(s);
 	if ((rc = pchan_send(&s->ctl, XQ_START, NULL, &s->err)) || (rc = psess_measure(s)) ||
 	    (rc = pchan_recv_until(&s->ctl, XQ_DONE, end_by, m, &s->err)))
@@ -310,6 +312,11 @@ int psrv_serve_task(struct rck_probe_server *srv, uint32_t task, uint64_t deadli
 	return serve_one(srv, task, deadline, out);
 }
 
+uint64_t psrv_began(const struct rck_probe_server *srv)
+{
+	return srv->began;
+}
+
 int psrv_serve_member(struct rck_probe_server *srv, uint32_t task, uint64_t deadline, struct pgroup *g,
 		      struct rck_probe_result **out)
 {
@@ -317,6 +324,7 @@ int psrv_serve_member(struct rck_probe_server *srv, uint32_t task, uint64_t dead
 
 	srv->group = g;
 	srv->came = false;
+	srv->began = 0;
 	rc = serve_one(srv, task, deadline, out);
 	/* A member that never reached the start does not hold the others;
 	 * one still waiting for its client after a timeout slice stays in. */

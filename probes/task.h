@@ -36,6 +36,9 @@ void pgroup_leave(struct pgroup *g);
  */
 int psrv_serve_task(struct rck_probe_server *srv, uint32_t task, uint64_t deadline,
 		    struct rck_probe_result **out);
+/* CLOCK_MONOTONIC ns the measured part of the session psrv_serve_member()
+ * served last began (after its group's start), 0 if none. */
+uint64_t psrv_began(const struct rck_probe_server *srv);
 /* As psrv_serve_task(), one member of group @g (NULL: alone). */
 int psrv_serve_member(struct rck_probe_server *srv, uint32_t task, uint64_t deadline, struct pgroup *g,
 		      struct rck_probe_result **out);

@@ -156,6 +156,7 @@ static void test_results(void **state)
 		r[i].lat_p99_us = 3.25;
 		r[i].seconds = 0.5;
 		r[i].ago = 0.125;
+		r[i].start_ago = 0.5;
 		/* The worst case: every counter the frame can hold still fits. */
 		r[i].n_ctr = AG_MAX_CTRS;
 		for (unsigned int k = 0; k < AG_MAX_CTRS; k++)
@@ -173,7 +174,7 @@ static void test_results(void **state)
 		assert_true(s[i].gbps == r[i].gbps && isnan(s[i].lat_p50_us) && s[i].lat_p99_us == 3.25);
 		assert_int_equal(s[i].n_ctr, AG_MAX_CTRS);
 		assert_int_equal(s[i].ctr[5].value, r[i].ctr[5].value);
-		assert_true(s[i].ago == 0.125);
+		assert_true(s[i].ago == 0.125 && s[i].start_ago == 0.5);
 	}
 	assert_int_equal(ag_tres_encode(r, 0, false, buf, sizeof(buf), &len), 0);
 	assert_int_equal(ag_tres_decode(buf, len, s, 1, &n, &last), 0);
