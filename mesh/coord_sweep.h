@@ -15,7 +15,7 @@
 #define SLICE_MS 50
 #define CLOSE_NS 200000000ull
 #define INBUF 65536
-#define KEEP_BYTES 16384 /* a host's buffers past this are freed once used */
+#define KEEP_BYTES 4096 /* a host's buffers past this are freed once used */
 
 enum hstate { H_CONNECTING, H_CHALLENGE, H_AUTH_OK, H_DESCRIBE, H_DCB, H_READY, H_DEAD };
 
