@@ -88,6 +88,30 @@ n=$(jq '[.probes[] | select(.result.status == "ok")] | length' <<<"$out")
 [ "$n" = 16 ] || fail "incast:2: $n ok probes, want 16 (4 receivers x 2 senders x bw,lat): $out"
 echo "ok: incast:2 by the agents: 16 of 16 probes ok"
 
+# A guest killed mid-incast costs only the groups it is in: incast:2 on 5
+# hosts, receivers in turn (h1 <- h2,h3; h2 <- h3,h4; h3 <- h4,h5; ...);
+# 127.0.0.5 dies while the third group runs, so the first two (receivers
+# 127.0.0.1 and .2, without it) are all ok.
+rm -f "$tmp"/*.pid
+t0=$(date +%s)
+timeout 120 $WRAP "$RC" -t 2000 -j mesh --hosts $hosts,127.0.0.5 --launcher "$tmp/l {host} {cmd}" \
+	--transport tcp --test bw --duration $([ -n "$WRAP" ] && echo 2 || echo 0.4) --pattern incast:2 \
+	>"$tmp/out" 2>"$tmp/err" &
+sweep_pid=$!
+for _ in $(seq $((50 * slow))); do [ -s "$tmp/127.0.0.5.pid" ] && break; sleep 0.1; done
+sleep $([ -n "$WRAP" ] && echo 6 || echo 1.2)
+kill -9 "$(cat "$tmp/127.0.0.5.pid")" 2>/dev/null || fail "the agent of 127.0.0.5 was not running"
+wait $sweep_pid
+secs=$(( $(date +%s) - t0 ))
+out=$(cat "$tmp/out")
+jq -e '.hosts[] | select(.name == "127.0.0.5") | .unreachable != null' <<<"$out" >/dev/null ||
+	fail "mid-incast: the killed agent's host is not unreachable: $out"
+first=$(jq '[.hosts[] | select(.name == "127.0.0.1" or .name == "127.0.0.2") | .nics[0].id] as $r |
+	[.probes[] | select(.dst as $d | $r | index($d)) | select(.result.status == "ok")] | length' <<<"$out")
+[ "$first" = 4 ] || fail "mid-incast: $first of the 4 probes of the groups without the killed host ok: $out"
+[ "$secs" -le $((40 * slow)) ] || fail "mid-incast: the sweep took $secs s"
+echo "ok: a host killed mid-incast: the groups without it ok (4 of 4), $secs s"
+
 # --bidir: both directions of each pair at once, each its own cell; the
 # two directions' probes overlap in time.
 out=$(timeout 120 $WRAP "$RC" -j mesh --hosts $hosts --launcher 'env H={host} {cmd}' --transport tcp \
