@@ -460,8 +460,13 @@ int sched_run_pass(struct sweep *s, struct pass *p, uint64_t deadline)
 	dg->got = calloc(p->n_ids ? p->n_ids : 1, 1);
 	dg->half = calloc(p->n_ids ? p->n_ids : 1, sizeof(*dg->half));
 	p->pos = malloc((p->n_ids ? p->n_ids : 1) * 2 * sizeof(*p->pos));
-	if (!dg->got || !dg->half || !p->pos)
-		return -ENOMEM;
+	if (!dg->got || !dg->half || !p->pos) {
+		free(dg->got);
+		free(dg->half);
+		dg->got = NULL;
+		dg->half = NULL;
+		return -ENOMEM; /* p->pos: pass_free() */
+	}
 	dg->p = p;
 	dg->recorded = 0;
 	rc = build_lists(s);
