@@ -1,6 +1,7 @@
 /* Benchmark of the sweep coordinator on loopback: its overhead per round
- * with 256 and 1024 simulated agents (a few processes answering no-op
- * probes), and the idle RSS of a real `rocecheck agent`. Prints ratios. */
+ * with 256, 1024 and 10,000 simulated agents (a few processes answering
+ * task lists with no-op results), the modelled time to a verdict, and
+ * real agents (mesh-bench-real.c). Prints ratios. */
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
@@ -19,11 +20,13 @@
 
 #include "../mesh/agent_proto.h"
 #include "../probes/sock.h"
+#include "../mesh/plan.h"
+#include "../mesh/retest.h"
+#include "mesh-bench.h"
 #include "mesh-sim-tasks.h"
 
 #define PROCS 4
 #define ROUND_TARGET_MS 2.0
-#define RSS_TARGET_KIB (8 * 1024)
 
 /* The agents' schedule: each simulated agent reports one probe end per
  * this long after GO (no peers: its ends are no-ops). */
@@ -33,8 +36,6 @@ struct conn {
 	int fd;
 	struct wire_frame f;
 	struct sim_tasks st;
-	bool authed;
-	uint8_t nonce[WIRE_NONCE_LEN];
 };
 
 static int reply(int fd, struct ag_msg *m, uint8_t *buf)
@@ -43,29 +44,7 @@ static int reply(int fd, struct ag_msg *m, uint8_t *buf)
 
 	if (ag_encode(m, buf, AG_MAX_PAYLOAD, &len))
 		return -1;
-	return wire_send_sec(fd, &ag_proto, sim_sec, m->type, buf, len, wire_now_ns() + 5000000000ull);
-}
-
-/* The simulated agents' key (NULL: none, nothing sealed). */
-static const char *sim_key;
-#define SIM_KEY "mesh-bench-simulated-agents-key"
-
-/* With a key, a connection's first frame answers the challenge sent on
- * accept: check it, seal the rest of the session. 0 or -1. */
-static int sim_auth(struct conn *c)
-{
-	uint8_t out[64];
-	size_t len;
-
-	if (c->f.h.type != WIRE_T_AUTH ||
-	    wire_auth_check(&ag_proto, (const uint8_t *)sim_key, strlen(sim_key), c->nonce, c->f.payload,
-			    c->f.h.length, out, sizeof(out), &len) ||
-	    wire_frame_secure_server(&c->f, &ag_proto, (const uint8_t *)sim_key, strlen(sim_key), c->nonce,
-				     c->f.payload, c->f.h.length) ||
-	    wire_send(c->fd, &ag_proto, WIRE_T_AUTH_OK, out, len, wire_now_ns() + 5000000000ull))
-		return -1;
-	c->authed = true;
-	return 0;
+	return wire_send(fd, &ag_proto, m->type, buf, len, wire_now_ns() + 5000000000ull);
 }
 
 /* Answer one request as an agent whose probes take no time. */
@@ -125,10 +104,8 @@ static void sim_agents(const int *lfd, unsigned int n)
 		int k;
 
 		for (unsigned int i = 0; i < n; i++)
-			if (c[i].fd >= 0) {
-				sim_sec = c[i].f.sec;
+			if (c[i].fd >= 0)
 				going |= sim_tasks_tick(&c[i].st, c[i].fd, buf, now, TASK_NS);
-			}
 		k = epoll_wait(ep, evs, 256, going ? 1 : -1);
 
 		for (int e = 0; e < k; e++) {
@@ -137,18 +114,8 @@ static void sim_agents(const int *lfd, unsigned int n)
 			if (evs[e].data.u32 & 0x80000000u) {
 				struct epoll_event ev = { .events = EPOLLIN, .data.u32 = i };
 
-				if (c[i].fd < 0 && (c[i].fd = accept4(lfd[i], NULL, NULL, SOCK_NONBLOCK)) >= 0) {
+				if (c[i].fd < 0 && (c[i].fd = accept4(lfd[i], NULL, NULL, SOCK_NONBLOCK)) >= 0)
 					epoll_ctl(ep, EPOLL_CTL_ADD, c[i].fd, &ev);
-					c[i].authed = !sim_key;
-					if (sim_key) {
-						uint8_t out[64];
-						size_t len;
-
-						wire_auth_challenge(c[i].nonce, out, sizeof(out), &len);
-						wire_send(c[i].fd, &ag_proto, WIRE_T_CHALLENGE, out, len,
-							  wire_now_ns() + 5000000000ull);
-					}
-				}
 				continue;
 			}
 			for (;;) {
@@ -160,7 +127,7 @@ static void sim_agents(const int *lfd, unsigned int n)
 					if (got == 0 || (errno != EAGAIN && errno != EINTR)) {
 						close(c[i].fd);
 						c[i].fd = -1;
-						wire_frame_free(&c[i].f);
+						wire_frame_next(&c[i].f);
 						sim_tasks_reset(&c[i].st);
 					}
 					break;
@@ -168,11 +135,7 @@ static void sim_agents(const int *lfd, unsigned int n)
 				while (off < (size_t)got && rc >= 0) {
 					rc = wire_frame_put(&c[i].f, in + off, (size_t)got - off, &used);
 					off += used;
-					if (rc == 1 && !c[i].authed) {
-						rc = sim_auth(&c[i]);
-						wire_frame_next(&c[i].f);
-					} else if (rc == 1) {
-						sim_sec = c[i].f.sec;
+					if (rc == 1) {
 						rc = sim_tasks_frame(&c[i].st, c[i].fd, &c[i].f, buf);
 						if (rc == 0)
 							rc = answer(c[i].fd, &c[i].f, m, buf);
@@ -184,7 +147,7 @@ static void sim_agents(const int *lfd, unsigned int n)
 				if (rc < 0) {
 					close(c[i].fd);
 					c[i].fd = -1;
-					wire_frame_free(&c[i].f);
+					wire_frame_next(&c[i].f);
 					sim_tasks_reset(&c[i].st);
 					break;
 				}
@@ -270,8 +233,43 @@ struct per_round {
 
 /* Sweep @n simulated agents for @secs at most: per round of n/2 probes, the
  * wall time, the coordinator's CPU (user, system) and the agents' CPU. */
-static void sweep_bench(struct rck_ctx *ctx, unsigned int n, double secs, enum rck_mesh_schedule sched,
-			bool keyed, struct per_round *out)
+/* The first @rounds circle-method rounds of @n hosts "simNNNNN" as a pairs
+ * file, one direction: rounds of n/2 probes without the full plan's n^2. */
+static char *circle_pairs(unsigned int n, unsigned int rounds, size_t *len)
+{
+	size_t cap = (size_t)rounds * (n / 2) * 24 + 1, off = 0;
+	char *t = malloc(cap);
+
+	for (unsigned int r = 0; t && r < rounds; r++)
+		for (unsigned int i = 0; i < n / 2; i++) {
+			unsigned int a, b;
+
+			mesh_circle_pair(n, r, i, &a, &b);
+			off += (size_t)snprintf(t + off, cap - off, "sim%05u sim%05u\n", a, b);
+		}
+	*len = off;
+	return t;
+}
+
+static long peak_rss_kib(void)
+{
+	char line[256];
+	long kib = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmHWM: %ld kB", &kib) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kib;
+}
+
+/* Sweep @n simulated agents for @secs at most (@rounds > 0: only that many
+ * circle rounds, as pairs): per round of n/2 probes, the wall time, the
+ * coordinator's CPU (user, system) and the agents' CPU. */
+static void sweep_bench(struct rck_ctx *ctx, unsigned int n, double secs, unsigned int rounds_only,
+			struct per_round *out)
 {
 	unsigned int *port = calloc(n, sizeof(*port));
 	int *lfd = calloc(n, sizeof(*lfd));
@@ -286,7 +284,6 @@ static void sweep_bench(struct rck_ctx *ctx, unsigned int n, double secs, enum r
 			fprintf(stderr, "mesh-bench: cannot listen (%u agents)\n", n);
 			exit(1);
 		}
-	sim_key = keyed ? SIM_KEY : NULL;
 	for (int k = 0; k < PROCS; k++) {
 		pid[k] = fork();
 		if (pid[k] < 0) {
@@ -302,14 +299,21 @@ static void sweep_bench(struct rck_ctx *ctx, unsigned int n, double secs, enum r
 	for (unsigned int i = 0; i < n; i++) {
 		char name[32];
 
-		snprintf(name, sizeof(name), "sim%04u", i);
+		snprintf(name, sizeof(name), "sim%05u", i);
 		rck_mesh_config_add_host(c, name, "127.0.0.1", port[i], NULL, 0);
 	}
 	rck_mesh_config_set_probe(c, RCK_PROBE_TRANSPORT_TCP, 0, 1, 0);
-	if (keyed)
-		rck_mesh_config_set_key(c, (const uint8_t *)SIM_KEY, strlen(SIM_KEY));
 	rck_mesh_config_set_deadline(c, secs);
-	rck_mesh_config_set_schedule(c, sched);
+	if (rounds_only) {
+		size_t len;
+		char *text = circle_pairs(n, rounds_only, &len);
+
+		if (!text || rck_mesh_config_set_pattern(c, "pairs", text, len, "circle rounds")) {
+			fprintf(stderr, "mesh-bench: cannot plan %u rounds of %u agents\n", rounds_only, n);
+			exit(1);
+		}
+		free(text);
+	}
 	rck_mesh_config_set_progress(c, on_progress, &pr);
 	if (rck_mesh_run(ctx, c, &m)) {
 		fprintf(stderr, "mesh-bench: sweep of %u failed\n", n);
@@ -327,10 +331,9 @@ static void sweep_bench(struct rck_ctx *ctx, unsigned int n, double secs, enum r
 	out->user = (pr.last.user - pr.first.user) * 1000 / rounds;
 	out->sys = (pr.last.sys - pr.first.sys) * 1000 / rounds;
 	out->agents = (agents_end - pr.agents_first) * 1000 / rounds;
-	printf("%s schedule%s, agents %u: %.0f rounds of %u probes measured (from the third round on), per round: "
+	printf("agents %u: %.0f rounds of %u probes measured (from the third round on), per round: "
 	       "%.3f ms wall, coordinator CPU %.3f ms (user %.3f, system %.3f), "
 	       "simulated agents' CPU %.3f ms\n",
-	       sched == RCK_MESH_SCHEDULE_AGENTS ? "agents'" : "coordinator's", keyed ? " (key, sealed frames)" : "",
 	       n, rounds, n / 2, out->wall, out->user + out->sys, out->user, out->sys, out->agents);
 	rck_mesh_free(m);
 	rck_mesh_config_free(c);
@@ -342,273 +345,59 @@ static void sweep_bench(struct rck_ctx *ctx, unsigned int n, double secs, enum r
 	free(lfd);
 }
 
-static long rss_kib(pid_t pid)
+#define PROBE_TARGET_US 2.0
+#define VERDICT_TARGET_S 110.0
+#define RETEST_SHARE 0.01 /* the model's suspects: 1% of the probes, retested twice */
+
+/* The rounds a retest pass of @share of a 1024-host full plan's tasks
+ * takes (mesh/retest.c packs them into rounds of disjoint NIC pairs). */
+static long retest_rounds_1024(double share)
 {
-	char path[64], line[256];
-	long kib = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return kib;
-}
-
-static long fds_of(pid_t pid)
-{
-	char path[64];
-	long n = 0;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
-	d = opendir(path);
-	while (d && readdir(d))
-		n++;
-	if (d)
-		closedir(d);
-	return n - 2; /* . and .. */
-}
-
-/* One authenticated session with the agent on @port: DESCRIBE, its HOST
- * reply read, CLOSE. 0 or -1. */
-static int agent_session(unsigned int port, const char *key)
-{
-	struct ag_msg m = { .type = AG_DESCRIBE };
-	uint8_t buf[64], in[65536];
-	struct wire_frame f;
-	size_t len;
+	struct rck_mesh *m;
+	struct mesh_plan *p;
+	struct mesh_plan_opts o = { .pattern = MESH_PATTERN_FULL, .rails = MESH_RAILS_SAME };
+	uint32_t *tasks, *round;
+	uint64_t x = 88172645463325252ull;
+	size_t nt = 0;
+	long nr;
 	char err[256];
-	int fd, rc = -1;
 
-	if (psock_connect("127.0.0.1", port, wire_now_ns() + 2000000000ull, &fd, &(struct sockaddr_storage){ 0 },
-			  &(int){ 0 }))
-		return -1;
-	wire_frame_init(&f, &ag_proto);
-	if (wire_auth_client_sec(fd, &ag_proto, (const uint8_t *)key, strlen(key), wire_now_ns() + 2000000000ull,
-				 &f, err, sizeof(err)) == 0 &&
-	    ag_encode(&m, buf, sizeof(buf), &len) == 0 &&
-	    wire_send_sec(fd, &ag_proto, f.sec, AG_DESCRIBE, buf, len, wire_now_ns() + 1000000000ull) == 0 &&
-	    wire_recv(fd, &f, wire_now_ns() + 2000000000ull) == 1) {
-		m.type = AG_CLOSE;
-		if (ag_encode(&m, buf, sizeof(buf), &len) == 0)
-			rc = wire_send_sec(fd, &ag_proto, f.sec, AG_CLOSE, buf, len, wire_now_ns() + 1000000000ull);
-	}
-	wire_frame_free(&f);
-	while (psock_wait(fd, POLLIN, wire_now_ns() + 1000000000ull) > 0 && recv(fd, in, sizeof(in), 0) > 0)
-		;
-	close(fd);
-	return rc;
-}
-
-/* A real agent with a key: RSS and open descriptors after start and after
- * 200 and 2000 authenticated sessions (flat: the same descriptors, little
- * growth from 200 to 2000). */
-static void agent_rss(const char *rck)
-{
-	static const char key[] = "mesh-bench-agent-key-0123456789abcdef";
-	char port[16], keyfile[] = "/tmp/mesh-bench-key.XXXXXX";
-	long rss[3], fds[3];
-	unsigned int p, done = 0;
-	int lfd, kfd;
-	pid_t pid;
-
-	kfd = mkstemp(keyfile);
-	if (kfd < 0 || write(kfd, key, strlen(key)) != (ssize_t)strlen(key)) {
-		printf("agent RSS: cannot write a key file\n");
-		return;
-	}
-	close(kfd);
-	psock_listen("127.0.0.1", 0, &lfd, &p);
-	close(lfd);
-	snprintf(port, sizeof(port), "127.0.0.1:%u", p);
-	pid = fork();
-	if (pid < 0)
-		return;
-	if (pid == 0) {
-		execl(rck, rck, "agent", "--listen", port, "--key-file", keyfile, (char *)NULL);
-		_exit(127);
-	}
-	usleep(300000);
-	rss[0] = rss_kib(pid);
-	fds[0] = fds_of(pid);
-	for (int phase = 1; phase < 3; phase++) {
-		for (unsigned int i = 0; i < (phase == 1 ? 200u : 1800u); i++)
-			done += agent_session(p, key) == 0;
-		rss[phase] = rss_kib(pid);
-		fds[phase] = fds_of(pid);
-	}
-	kill(pid, SIGTERM);
-	waitpid(pid, NULL, 0);
-	unlink(keyfile);
-	printf("agent idle RSS: %ld KiB at start, %ld KiB after 200 sessions, %ld KiB after 2000 "
-	       "(%u of 2000 authenticated sessions answered); ratio to the %d KiB target: %.2f\n",
-	       rss[0], rss[1], rss[2], done, RSS_TARGET_KIB,
-	       (double)(rss[2] > rss[1] ? rss[2] : rss[1]) / RSS_TARGET_KIB);
-	printf("agent flat over sessions: RSS after 2000 / after 200: %.3f; open descriptors %ld, %ld, %ld\n",
-	       (double)rss[2] / rss[1], fds[0], fds[1], fds[2]);
-}
-
-#define REAL_HOSTS 4
-#define REAL_PROBE_S 0.3
-#define SWEEP_TARGET 1.10
-
-/* Seconds of the @src -> @dst bw probe (hosts by index), NAN if none ok. */
-static double probe_secs(const struct rck_mesh *m, unsigned int src, unsigned int dst)
-{
-	struct rck_mesh_meas me = { .size = sizeof(me) };
-	unsigned int a, b, cell;
-
-	if (rck_mesh_host_nic(m, src, 0, &a) || rck_mesh_host_nic(m, dst, 0, &b) ||
-	    rck_mesh_find_cell(m, RCK_MESH_TEST_BW, a, b, &cell) ||
-	    rck_mesh_cell_meas(m, cell, 0, &me) || me.status != RCK_MESH_OK)
-		return NAN;
-	return me.seconds;
-}
-
-/* A full sweep of 4 real agents on loopback with TCP probes of fixed
- * length: its wall time (first probe's start to last one's end) against
- * the sum over circle-method steps (n/2 disjoint probes each, 2(n-1) steps)
- * of the step's slowest probe, i.e. a sweep with a barrier after each step
- * and no cost between probes. */
-static int sweep_real(struct rck_ctx *ctx, const char *rck)
-{
-	const unsigned int n = REAL_HOSTS;
-	pid_t pid[REAL_HOSTS];
-	unsigned int port[REAL_HOSTS];
-	struct rck_mesh_config *c;
-	struct rck_mesh *m = NULL;
-	double first = INFINITY, last = 0, ref = 0;
-	unsigned int ok = 0;
-	int rc = 0;
-
-	for (unsigned int i = 0; i < n; i++) {
-		char listen[32];
-		int lfd;
-
-		psock_listen("127.0.0.1", 0, &lfd, &port[i]);
-		close(lfd);
-		snprintf(listen, sizeof(listen), "127.0.0.1:%u", port[i]);
-		pid[i] = fork();
-		if (pid[i] == 0) {
-			execl(rck, rck, "agent", "--listen", listen, "--insecure", (char *)NULL);
-			_exit(127);
-		}
-	}
-	usleep(300000);
-	rck_mesh_config_new(&c);
-	for (unsigned int i = 0; i < n; i++) {
+	rck_mesh_new(&m);
+	for (unsigned int h = 0; h < 1024; h++) {
 		char name[16];
+		struct rck_mesh_nic nic = { .size = sizeof(nic), .device = "mlx5_0", .port = 1, .rail = -1,
+					    .gid_index = -1 };
 
-		snprintf(name, sizeof(name), "real%u", i);
-		rck_mesh_config_add_host(c, name, "127.0.0.1", port[i], NULL, 0);
+		snprintf(name, sizeof(name), "h%04u", h);
+		rck_mesh_add_host(m, name, NULL);
+		rck_mesh_add_nic(m, h, &nic, NULL);
 	}
-	rck_mesh_config_set_tests(c, 1u << RCK_MESH_TEST_BW);
-	rck_mesh_config_set_probe(c, RCK_PROBE_TRANSPORT_TCP, 65536, 0, REAL_PROBE_S);
-	rck_mesh_config_set_deadline(c, 60);
-	if (rck_mesh_run(ctx, c, &m)) {
-		fprintf(stderr, "mesh-bench: the sweep of %u real agents failed\n", n);
-		rc = -1;
+	if (mesh_plan_build(m, &o, &p, err, sizeof(err))) {
+		rck_mesh_free(m);
+		return -1;
 	}
-	for (unsigned int i = 0; m && i < rck_mesh_cell_count(m); i++) {
-		struct rck_mesh_meas me = { .size = sizeof(me) };
-
-		if (rck_mesh_cell_meas(m, i, 0, &me) || me.status != RCK_MESH_OK)
-			continue;
-		ok++;
-		first = fmin(first, me.start_s);
-		last = fmax(last, me.start_s + me.seconds);
+	tasks = malloc(p->n_tasks * sizeof(*tasks));
+	round = malloc(p->n_tasks * sizeof(*round));
+	for (size_t t = 0; tasks && t < p->n_tasks; t++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		if ((double)(x % 1000000) < share * 1e6)
+			tasks[nt++] = (uint32_t)t;
 	}
-	/* Circle method: host n-1 fixed, the others turn; each round's pairs
-	 * one way (a step), then the other way (a step). */
-	for (unsigned int r = 0; m && r < n - 1; r++)
-		for (int dir = 0; dir < 2; dir++) {
-			double slow = 0;
-
-			for (unsigned int k = 0; k < n / 2; k++) {
-				unsigned int a = k ? (r + k) % (n - 1) : n - 1;
-				unsigned int b = k ? (r + n - 1 - k) % (n - 1) : r;
-
-				slow = fmax(slow, dir ? probe_secs(m, b, a) : probe_secs(m, a, b));
-			}
-			ref += slow;
-		}
-	if (!rc && ok != n * (n - 1)) {
-		fprintf(stderr, "mesh-bench: %u of %u probes ok among real agents\n", ok, n * (n - 1));
-		rc = -1;
-	}
-	if (!rc) {
-		printf("sweep of %u real agents (TCP probes of %.1f s): %.3f s wall, sum over steps of the slowest "
-		       "probe %.3f s, %u steps of the nominal probe %.3f s\n",
-		       n, REAL_PROBE_S, last - first, ref, 2 * (n - 1), 2 * (n - 1) * REAL_PROBE_S);
-		printf("sweep wall / sum of the slowest probe per step: %.3f (target %.2f); / nominal steps: %.3f\n",
-		       (last - first) / ref, SWEEP_TARGET, (last - first) / (2 * (n - 1) * REAL_PROBE_S));
-	}
+	nr = tasks && round ? mesh_retest_rounds(p, tasks, nt, round) : -1;
+	free(tasks);
+	free(round);
+	mesh_plan_free(p);
 	rck_mesh_free(m);
-	rck_mesh_config_free(c);
-	for (unsigned int i = 0; i < n; i++) {
-		kill(pid[i], SIGTERM);
-		waitpid(pid[i], NULL, 0);
-	}
-	return rc;
-}
-
-/* Sealing and checking one frame of @len bytes (both ends' work), in µs. */
-static double seal_us(size_t len)
-{
-	static const char key[] = "mesh-bench-seal-key-0123456789";
-	uint8_t sn[WIRE_NONCE_LEN] = { 1 }, chal[64], auth[128], cn[WIRE_NONCE_LEN], sn2[WIRE_NONCE_LEN];
-	uint8_t *payload = calloc(1, len), *out = malloc(wire_sealed_len(len));
-	struct wire_frame c, s;
-	size_t clen, alen, used;
-	uint64_t t0;
-	int n = 20000;
-
-	wire_auth_challenge(sn, chal, sizeof(chal), &clen);
-	wire_auth_answer(&ag_proto, (const uint8_t *)key, strlen(key), chal, clen, sn2, cn, auth, sizeof(auth), &alen);
-	wire_frame_init(&c, &ag_proto);
-	wire_frame_init(&s, &ag_proto);
-	wire_frame_secure_client(&c, &ag_proto, (const uint8_t *)key, strlen(key), sn, cn);
-	wire_frame_secure_server(&s, &ag_proto, (const uint8_t *)key, strlen(key), sn, auth, alen);
-	t0 = wire_now_ns();
-	for (int i = 0; i < n; i++) {
-		wire_seal(c.sec, &ag_proto, AG_RESULT, payload, len, out);
-		wire_frame_next(&s);
-		if (wire_frame_put(&s, out, wire_sealed_len(len), &used) != 1) {
-			n = 1;
-			break;
-		}
-	}
-	t0 = wire_now_ns() - t0;
-	wire_frame_free(&c);
-	wire_frame_free(&s);
-	free(payload);
-	free(out);
-	return t0 / 1e3 / n;
-}
-
-static void seal_bench(void)
-{
-	double small = seal_us(64), big = seal_us(2048);
-
-	/* A probe of the coordinator's schedule: SERVE, SERVING, RUN, SERVED
-	 * (small) and RESULT (with both ends' counters), each sealed by one
-	 * side and checked by the other. */
-	printf("sealed frames: %.2f us per 64-byte frame, %.2f us per 2 KiB frame (seal + check); "
-	       "a round of 512 probes: %.3f ms of CPU on both sides together / the %.1f ms target: %.3f\n",
-	       small, big, 512 * (4 * small + big) / 1e3, ROUND_TARGET_MS,
-	       512 * (4 * small + big) / 1e3 / ROUND_TARGET_MS);
+	return nr;
 }
 
 int main(int argc, char **argv)
 {
 	struct rlimit rl;
 	struct rck_ctx *ctx;
-	struct per_round r256, r1024, d256, d1024, k1024, kd1024;
-	double c1024;
+	struct per_round r256, r1024, r10k;
+	long rss_before, rounds_re;
+	double steps, model, over;
 	int rc;
 
 	signal(SIGPIPE, SIG_IGN);
@@ -623,54 +412,54 @@ int main(int argc, char **argv)
 	rck_ctx_new(&ctx);
 	rck_ctx_set_log_priority(ctx, 3);
 	rck_ctx_set_timeout_ms(ctx, 20000);
-	/* `mesh-bench ROCECHECK --real`: only the sweep of real agents. */
+	/* `mesh-bench ROCECHECK --real`: only the sweeps of real agents. */
 	if (argc > 2 && !strcmp(argv[2], "--real")) {
-		rc = sweep_real(ctx, argv[1]);
+		rc = bench_sweep_real(ctx, argv[1]) || bench_incast_spread(ctx, argv[1]);
 		rck_ctx_free(ctx);
 		return rc ? 1 : 0;
 	}
-	seal_bench();
-	sweep_bench(ctx, 256, 10, RCK_MESH_SCHEDULE_COORDINATOR, false, &r256);
-	sweep_bench(ctx, 1024, 20, RCK_MESH_SCHEDULE_COORDINATOR, false, &r1024);
-	sweep_bench(ctx, 256, 10, RCK_MESH_SCHEDULE_AGENTS, false, &d256);
-	sweep_bench(ctx, 1024, 20, RCK_MESH_SCHEDULE_AGENTS, false, &d1024);
-	sweep_bench(ctx, 1024, 20, RCK_MESH_SCHEDULE_COORDINATOR, true, &k1024);
-	sweep_bench(ctx, 1024, 20, RCK_MESH_SCHEDULE_AGENTS, true, &kd1024);
-	c1024 = r1024.user + r1024.sys;
-	printf("sealed frames (a key) / none, coordinator CPU per round at 1024: coordinator's schedule %.2f "
-	       "(user only %.2f), agents' schedule %.2f; with a key / the %.1f ms target: %.2f, %.3f\n",
-	       (k1024.user + k1024.sys) / c1024, k1024.user / r1024.user,
-	       (kd1024.user + kd1024.sys) / (d1024.user + d1024.sys), ROUND_TARGET_MS,
-	       (k1024.user + k1024.sys) / ROUND_TARGET_MS, (kd1024.user + kd1024.sys) / ROUND_TARGET_MS);
+	/* 10,000 agents first, so the peak RSS is theirs: each simulated
+	 * process holds every listener until it forks and 2,500 sessions, the
+	 * coordinator 10,000 sessions and some. */
+	rss_before = peak_rss_kib();
+	if (rl.rlim_cur >= 10000 + 2500 + 256) {
+		sweep_bench(ctx, 10000, 60, 60, &r10k);
+		printf("10,000 agents: coordinator CPU per probe %.3f us (target %.1f: ratio %.3f), wall per round "
+		       "%.2f ms; coordinator peak RSS %ld KiB (%ld KiB before the sweep; 60 rounds, 300,000 probes)\n",
+		       (r10k.user + r10k.sys) * 1000 / 5000, PROBE_TARGET_US,
+		       (r10k.user + r10k.sys) * 1000 / 5000 / PROBE_TARGET_US, r10k.wall, peak_rss_kib(), rss_before);
+	} else {
+		printf("10,000 agents: not run, the descriptor limit is %llu\n", (unsigned long long)rl.rlim_cur);
+	}
+	sweep_bench(ctx, 256, 10, 0, &r256);
+	sweep_bench(ctx, 1024, 20, 0, &r1024);
 	printf("wall ms per round at 1024 / at 256: %.2f (a round has 4x the probes)\n", r1024.wall / r256.wall);
-	printf("wall ms per round at 1024 / the %.1f ms target: %.2f (agents simulated on the same 2 cores)\n",
-	       ROUND_TARGET_MS, r1024.wall / ROUND_TARGET_MS);
-	/* On loopback the sender's system time includes the receiver's TCP
-	 * input path, so the coordinator's system time also pays for the
-	 * agents' receiving; its user time is its own code alone. */
-	printf("coordinator CPU ms per round at 1024 / the %.1f ms target: %.2f (user only: %.2f); at 256: %.2f\n",
-	       ROUND_TARGET_MS, c1024 / ROUND_TARGET_MS, r1024.user / ROUND_TARGET_MS,
-	       (r256.user + r256.sys) / ROUND_TARGET_MS);
-	/* The agents' schedule: the simulated agents pace a round at
-	 * TASK_NS, so its wall time is theirs unless the coordinator lags. */
-	printf("agents' schedule: coordinator CPU ms per round / the %.1f ms target: at 256 %.3f, at 1024 %.3f "
-	       "(user only %.3f); wall per round / target: %.2f, %.2f (simulated probes of %.1f ms)\n",
-	       ROUND_TARGET_MS, (d256.user + d256.sys) / ROUND_TARGET_MS, (d1024.user + d1024.sys) / ROUND_TARGET_MS,
-	       d1024.user / ROUND_TARGET_MS, d256.wall / ROUND_TARGET_MS, d1024.wall / ROUND_TARGET_MS, TASK_NS / 1e6);
-	printf("coordinator CPU per round, agents' / coordinator's schedule: at 256 %.3f, at 1024 %.3f\n",
-	       (d256.user + d256.sys) / (r256.user + r256.sys), (d1024.user + d1024.sys) / c1024);
+	/* The simulated agents pace a round at TASK_NS, so its wall time is
+	 * theirs unless the coordinator lags. */
+	printf("coordinator CPU ms per round / the %.1f ms target: at 256 %.3f, at 1024 %.3f (user only %.3f); "
+	       "wall per round / target: %.2f, %.2f (simulated probes of %.1f ms)\n",
+	       ROUND_TARGET_MS, (r256.user + r256.sys) / ROUND_TARGET_MS, (r1024.user + r1024.sys) / ROUND_TARGET_MS,
+	       r1024.user / ROUND_TARGET_MS, r256.wall / ROUND_TARGET_MS, r1024.wall / ROUND_TARGET_MS, TASK_NS / 1e6);
 	printf("coordinator share of the CPU per round at 1024: %.2f (coordinator / (coordinator + agents))\n",
-	       c1024 / (c1024 + r1024.agents));
-	/* Issue 10's model: a 1024-host full mesh is 2(n-1) circle steps of
-	 * 0.1 s probes, each step paying the overhead measured above;
-	 * analysis-bench adds the retest passes and the analysis itself. */
-	printf("model, 1024 hosts, 0.1 s probes: %d rounds x (0.1 s + %.1f ms measured) = %.1f s to the sweep's end;"
-	       " probes alone %.1f s: ratio %.3f (analysis-bench: retests and analysis on top)\n",
-	       2 * 1023, r1024.wall, 2 * 1023 * (0.1 + r1024.wall / 1000), 2 * 1023 * 0.1,
-	       (0.1 + r1024.wall / 1000) / 0.1);
+	       (r1024.user + r1024.sys) / (r1024.user + r1024.sys + r1024.agents));
+	/* The model: a 1024-host full mesh is n-1 circle steps with --bidir
+	 * (2(n-1) without) of 0.1 s probes, each step paying the overhead per
+	 * round measured above (its wall less the 1 ms simulated probe); then
+	 * retest passes of 1% of the probes each, in rounds of disjoint pairs. */
+	rounds_re = retest_rounds_1024(RETEST_SHARE);
+	over = fmax(0, r1024.wall - TASK_NS / 1e6) / 1000;
+	for (int passes = 1; passes <= 2; passes++) {
+		steps = 1023 + passes * (double)rounds_re;
+		model = steps * (0.1 + over);
+		printf("model, 1024 hosts, 0.1 s probes, --bidir, %d retest pass%s of 1%%: (1023 steps + %d x %ld "
+		       "rounds) x (0.1 s + %.2f ms measured) = %.1f s to a verdict (target %.0f s: ratio %.3f); "
+		       "without --bidir %.1f s\n", passes, passes > 1 ? "es" : "", passes, rounds_re, over * 1000,
+		       model, VERDICT_TARGET_S, model / VERDICT_TARGET_S,
+		       (2 * 1023 + passes * (double)rounds_re) * (0.1 + over));
+	}
 	if (argc > 1) {
-		agent_rss(argv[1]);
-		if (sweep_real(ctx, argv[1]))
+		bench_agent_rss(argv[1]);
+		if (bench_sweep_real(ctx, argv[1]) || bench_incast_spread(ctx, argv[1]))
 			return 1;
 	}
 	rck_ctx_free(ctx);

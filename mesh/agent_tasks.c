@@ -17,6 +17,7 @@
 #include "agent_tasks.h"
 
 #define FLUSH_NS 200000000ull
+#define ALIVE_NS 1000000000ull /* an empty batch: this agent still runs its queues */
 #define SLICE_NS 100000000ull
 #define RETRY_US 20000
 #define MAX_DROPPED 4096
@@ -25,7 +26,7 @@ struct nicq {
 	struct agent_tasks *at;
 	pthread_t t;
 	bool started;
-	struct rck_probe_server *srv;
+	struct rck_probe_server *srv[AG_MAX_LANES];
 	uint32_t *idx;         /* into at->tasks, in plan order */
 	size_t n;
 };
@@ -46,6 +47,7 @@ struct agent_tasks {
 	struct ag_tres *pending;
 	size_t n_pending;
 	uint64_t first_pending;
+	uint64_t last_flush;
 	uint8_t *buf;
 	int send_rc;
 	pthread_mutex_t dlock;  /* the dropped peers */
@@ -78,17 +80,30 @@ int agent_tasks_new(struct rck_ctx *ctx, const struct rck_agent_opts *o, agent_r
 	return 0;
 }
 
+/* Join the queues of the pass that ran and forget its tasks. */
+static void end_pass(struct agent_tasks *at)
+{
+	for (unsigned int i = 0; i < AG_MAX_NICS; i++) {
+		if (at->q[i].started)
+			pthread_join(at->q[i].t, NULL);
+		at->q[i].started = false;
+		free(at->q[i].idx);
+		at->q[i].idx = NULL;
+		at->q[i].n = 0;
+	}
+	at->n_tasks = 0;
+	at->going = at->last_sent = false;
+}
+
 void agent_tasks_free(struct agent_tasks *at)
 {
 	if (!at)
 		return;
 	atomic_store(&at->stop, 1);
-	for (unsigned int i = 0; i < AG_MAX_NICS; i++) {
-		if (at->q[i].started)
-			pthread_join(at->q[i].t, NULL);
-		rck_probe_server_free(at->q[i].srv);
-		free(at->q[i].idx);
-	}
+	end_pass(at);
+	for (unsigned int i = 0; i < AG_MAX_NICS; i++)
+		for (unsigned int l = 0; l < AG_MAX_LANES; l++)
+			rck_probe_server_free(at->q[i].srv[l]);
 	pthread_mutex_destroy(&at->lock);
 	pthread_mutex_destroy(&at->dlock);
 	free(at->dropped);
@@ -105,8 +120,12 @@ static int flush_locked(struct agent_tasks *at, bool last)
 	size_t len;
 	int rc;
 
-	if (!at->n_pending && !last)
-		return 0;
+	at->last_flush = wire_now_ns();
+	for (size_t i = 0; i < at->n_pending; i++) {
+		at->pending[i].ago = (at->last_flush - at->pending[i].end_ns) / 1e9;
+		at->pending[i].start_ago = at->pending[i].start_ns && at->pending[i].start_ns < at->last_flush
+						   ? (at->last_flush - at->pending[i].start_ns) / 1e9 : 0;
+	}
 	rc = ag_tres_encode(at->pending, at->n_pending, last, at->buf, AG_MAX_PAYLOAD, &len);
 	if (!rc)
 		rc = at->send(at->arg, AG_TRES, at->buf, len);
@@ -121,7 +140,8 @@ static void report(struct agent_tasks *at, const struct ag_tres *r)
 	pthread_mutex_lock(&at->lock);
 	if (!at->n_pending)
 		at->first_pending = wire_now_ns();
-	at->pending[at->n_pending++] = *r;
+	at->pending[at->n_pending] = *r;
+	at->pending[at->n_pending++].end_ns = wire_now_ns();
 	if (at->n_pending == AG_TRES_PER_FRAME)
 		flush_locked(at, false);
 	pthread_mutex_unlock(&at->lock);
@@ -170,17 +190,21 @@ static bool stopped(struct agent_tasks *at, const struct ag_task *t, uint64_t de
 	return atomic_load(&at->stop) || wire_now_ns() >= deadline || dropped(at, t);
 }
 
-/* The peer has this long to show up once the task is at the head of our
- * queue: its own queue may still run one earlier probe. */
-static uint64_t wait_ns(const struct ag_plan *p)
+/* One end's wait for the other, from the head of its queue: the peer may
+ * still run one earlier probe, and one more for each end its own queue
+ * holds before this task beyond ours (the coordinator counts them). */
+static uint64_t wait_ns(const struct ag_plan *p, const struct ag_task *t)
 {
-	return (uint64_t)p->timeout_ms * 1000000ull + 2ull * p->duration_ms * 1000000ull;
+	uint64_t one = (uint64_t)p->timeout_ms * 1000000ull + 2ull * p->duration_ms * 1000000ull;
+
+	return one + (uint64_t)t->ahead * one;
 }
 
-static void serve_task(struct nicq *q, const struct ag_task *t, struct ag_tres *r)
+/* @g: the incast group this end serves in (NULL: alone). */
+static void serve_task(struct nicq *q, const struct ag_task *t, struct pgroup *g, struct ag_tres *r)
 {
 	struct agent_tasks *at = q->at;
-	uint64_t deadline = wire_now_ns() + wait_ns(&at->plan);
+	uint64_t deadline = wire_now_ns() + wait_ns(&at->plan, t);
 	struct rck_probe_result *res = NULL;
 	int rc = -ETIMEDOUT;
 
@@ -188,10 +212,13 @@ static void serve_task(struct nicq *q, const struct ag_task *t, struct ag_tres *
 	while (rc == -ETIMEDOUT && !stopped(at, t, deadline)) {
 		uint64_t until = wire_now_ns() + SLICE_NS;
 
-		rc = psrv_serve_task(q->srv, t->id + 1, until < deadline ? until : deadline, &res);
+		rc = psrv_serve_member(q->srv[t->lane], t->id + 1, until < deadline ? until : deadline, g, &res);
 	}
+	if (g && rc == -ETIMEDOUT)
+		pgroup_leave(g);
 	if (!rc && res) {
 		from_result(res, r);
+		r->start_ns = psrv_began(q->srv[t->lane]);
 		rck_probe_result_free(res);
 		return;
 	}
@@ -206,11 +233,38 @@ static void serve_task(struct nicq *q, const struct ag_task *t, struct ag_tres *
 		snprintf(r->text, sizeof(r->text), "probe listener: %s", strerror(-rc));
 }
 
+/* The peer's listener answered: it serves or waits for an earlier task, or
+ * is busy with a session, so the peer is alive and not at ours yet: the
+ * wait starts again. A later task: it gave ours up, so stop waiting. */
+static void still_coming(struct agent_tasks *at, const struct ag_task *t, const struct rck_probe_result *res,
+			 uint64_t *deadline)
+{
+	const char *e = rck_probe_result_error(res), *p;
+	uint64_t again = wire_now_ns() + wait_ns(&at->plan, t);
+	unsigned long theirs;
+
+	if (!e)
+		return;
+	if (strstr(e, "server busy")) {
+		if (again > *deadline)
+			*deadline = again;
+		return;
+	}
+	p = strstr(e, "serves task ");
+	if (!p)
+		return;
+	theirs = strtoul(p + strlen("serves task "), NULL, 10);
+	if (theirs < t->id + 1ul && again > *deadline)
+		*deadline = again;
+	else if (theirs > t->id + 1ul)
+		*deadline = 0;
+}
+
 static void run_task(struct nicq *q, const struct ag_task *t, struct ag_tres *r)
 {
 	struct agent_tasks *at = q->at;
 	const struct ag_plan_nic *nic = &at->plan.nics[t->nic];
-	uint64_t deadline = wire_now_ns() + wait_ns(&at->plan);
+	uint64_t deadline = wire_now_ns() + wait_ns(&at->plan, t);
 	struct rck_probe_opts o;
 
 	rck_probe_opts_init(&o);
@@ -248,9 +302,89 @@ static void run_task(struct nicq *q, const struct ag_task *t, struct ag_tres *r)
 			rck_probe_result_free(res);
 			return;
 		}
+		still_coming(at, t, res, &deadline);
 		rck_probe_result_free(res);
 		usleep(RETRY_US);
 	}
+}
+
+/* One task end, reported. @g: its incast group when it serves in one. */
+static void one_end(struct nicq *q, const struct ag_task *t, struct pgroup *g, struct ag_tres *r)
+{
+	struct agent_tasks *at = q->at;
+
+	memset(r, 0, offsetof(struct ag_tres, ctr));
+	r->id = t->id;
+	r->role = t->role;
+	r->gbps = r->lat_p50_us = r->lat_p99_us = NAN;
+	r->start_ns = 0;
+	if (atomic_load(&at->stop)) {
+		r->status = RCK_PROBE_TIMEOUT;
+		snprintf(r->text, sizeof(r->text), "cancelled");
+	} else if (dropped(at, t)) {
+		r->status = RCK_PROBE_UNREACHABLE;
+		snprintf(r->text, sizeof(r->text), "peer %s is down", t->peer);
+	} else if (t->role == AG_ROLE_SERVE) {
+		serve_task(q, t, g, r);
+	} else {
+		run_task(q, t, r);
+	}
+	if (g && t->role == AG_ROLE_SERVE && r->status != RCK_PROBE_OK && !r->text[0])
+		snprintf(r->text, sizeof(r->text), "incast group %u: probe failed", t->group);
+	report(at, r);
+}
+
+struct member {
+	struct nicq *q;
+	const struct ag_task *t;
+	struct pgroup *g;
+	pthread_t th;
+	struct ag_tres r;
+};
+
+static void *serve_member(void *arg)
+{
+	struct member *m = arg;
+
+	one_end(m->q, m->t, m->g, &m->r);
+	return NULL;
+}
+
+/* The @n ends of one group on this NIC at once: an incast group's serving
+ * ends (one listener, or lane, each; their sessions start together,
+ * probes/task.h), or both ends of a bidirectional pair. */
+static void run_group(struct nicq *q, const uint32_t *idx, size_t n)
+{
+	struct agent_tasks *at = q->at;
+	struct member *m = calloc(n, sizeof(*m));
+	unsigned int serving = 0;
+	struct pgroup g;
+	bool have_g;
+
+	if (!m)
+		return;
+	for (size_t i = 0; i < n; i++)
+		serving += at->tasks[idx[i]].role == AG_ROLE_SERVE;
+	/* The senders wait for each other at most half a timeout: their
+	 * clients' own wait for the start is one. */
+	have_g = serving && !pgroup_init(&g, serving, (uint64_t)at->plan.timeout_ms * 500000ull);
+	for (size_t i = 0; i < n; i++) {
+		const struct ag_task *t = &at->tasks[idx[i]];
+
+		m[i] = (struct member){ .q = q, .t = t, .g = have_g && t->role == AG_ROLE_SERVE ? &g : NULL };
+		if (pthread_create(&m[i].th, NULL, serve_member, &m[i])) {
+			m[i].th = 0;
+			if (m[i].g)
+				pgroup_leave(m[i].g); /* it cannot start with the others */
+			one_end(q, m[i].t, NULL, &m[i].r);
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		if (m[i].th)
+			pthread_join(m[i].th, NULL);
+	if (have_g)
+		pgroup_destroy(&g);
+	free(m);
 }
 
 static void *queue_main(void *arg)
@@ -259,25 +393,18 @@ static void *queue_main(void *arg)
 	struct agent_tasks *at = q->at;
 	struct ag_tres *r = malloc(sizeof(*r));
 
-	for (size_t i = 0; r && i < q->n; i++) {
+	for (size_t i = 0; r && i < q->n;) {
 		const struct ag_task *t = &at->tasks[q->idx[i]];
+		size_t n = 1;
 
-		memset(r, 0, offsetof(struct ag_tres, ctr));
-		r->id = t->id;
-		r->role = t->role;
-		r->gbps = r->lat_p50_us = r->lat_p99_us = NAN;
-		if (atomic_load(&at->stop)) {
-			r->status = RCK_PROBE_TIMEOUT;
-			snprintf(r->text, sizeof(r->text), "cancelled");
-		} else if (dropped(at, t)) {
-			r->status = RCK_PROBE_UNREACHABLE;
-			snprintf(r->text, sizeof(r->text), "peer %s is down", t->peer);
-		} else if (t->role == AG_ROLE_SERVE) {
-			serve_task(q, t, r);
-		} else {
-			run_task(q, t, r);
-		}
-		report(at, r);
+		/* A group's ends on this NIC are consecutive in its queue. */
+		while (i + n < q->n && at->tasks[q->idx[i + n]].group == t->group)
+			n++;
+		if (n > 1)
+			run_group(q, q->idx + i, n);
+		else
+			one_end(q, t, NULL, r);
+		i += n;
 	}
 	free(r);
 	atomic_fetch_sub(&at->queues_left, 1);
@@ -317,7 +444,8 @@ static int on_plan(struct agent_tasks *at, const uint8_t *p, size_t len, const c
 							  .timeout_ms = at->plan.timeout_ms },
 			       at->o, rep->text, sizeof(rep->text)))
 		rep->status = RCK_PROBE_INVALID;
-	for (uint32_t i = 0; !rep->status && i < at->plan.n_nics; i++) {
+	for (uint32_t k = 0; !rep->status && k < at->plan.n_nics * at->plan.lanes; k++) {
+		uint32_t i = k / at->plan.lanes, lane = k % at->plan.lanes;
 		struct rck_probe_opts o;
 
 		rck_probe_opts_init(&o);
@@ -330,14 +458,14 @@ static int on_plan(struct agent_tasks *at, const uint8_t *p, size_t len, const c
 		o.max_duration_s = at->o->max_probe_s;
 		o.key = at->plan.key;
 		o.key_len = sizeof(at->plan.key);
-		rc = rck_probe_server_new(at->ctx, &o, &at->q[i].srv);
+		rc = rck_probe_server_new(at->ctx, &o, &at->q[i].srv[lane]);
 		if (rc) {
 			rep->status = RCK_PROBE_SYSTEM;
 			snprintf(rep->text, sizeof(rep->text), "cannot listen for probes on NIC %u: %s", i,
 				 strerror(-rc));
 			break;
 		}
-		rep->probe_port[rep->n++] = rck_probe_server_port(at->q[i].srv);
+		rep->probe_port[rep->n++] = rck_probe_server_port(at->q[i].srv[lane]);
 	}
 	if (rep->status)
 		rep->n = 0;
@@ -350,6 +478,9 @@ static int on_tasks(struct agent_tasks *at, const uint8_t *p, size_t len, const 
 {
 	size_t n;
 
+	/* The first TASKS after a pass's last batch starts the next pass. */
+	if (at->last_sent)
+		end_pass(at);
 	if (!at->planned || at->going || at->n_tasks + AG_TASKS_PER_FRAME > AG_MAX_TASKS) {
 		rck_warn(at->ctx, "agent: %s: TASKS out of order or above %u tasks, closing", peer, AG_MAX_TASKS);
 		return -EBADMSG;
@@ -371,7 +502,7 @@ static int on_tasks(struct agent_tasks *at, const uint8_t *p, size_t len, const 
 		const struct ag_task *t = &at->tasks[i];
 
 		/* Plan order is what keeps the queues free of deadlocks. */
-		if (t->nic >= at->plan.n_nics || (i && t->id <= at->tasks[i - 1].id) ||
+		if (t->nic >= at->plan.n_nics || (i && t->id <= at->tasks[i - 1].id) || t->lane >= at->plan.lanes ||
 		    (t->role == AG_ROLE_RUN && (!t->peer[0] || !t->peer_port))) {
 			rck_warn(at->ctx, "agent: %s: task %u out of order or with a bad NIC or peer, closing",
 				 peer, t->id);
@@ -384,11 +515,14 @@ static int on_tasks(struct agent_tasks *at, const uint8_t *p, size_t len, const 
 
 static int on_go(struct agent_tasks *at, const char *peer)
 {
+	if (at->last_sent) /* a pass without tasks for this agent */
+		end_pass(at);
 	if (!at->planned || at->going) {
 		rck_warn(at->ctx, "agent: %s: GO out of order, closing", peer);
 		return -EBADMSG;
 	}
 	at->going = true;
+	at->last_flush = wire_now_ns();
 	for (size_t i = 0; i < at->n_tasks; i++)
 		at->q[at->tasks[i].nic].n++;
 	for (uint32_t k = 0; k < at->plan.n_nics; k++) {
@@ -469,7 +603,8 @@ int agent_tasks_tick(struct agent_tasks *at)
 	if (!atomic_load(&at->queues_left)) {
 		flush_locked(at, true);
 		at->last_sent = true;
-	} else if (at->n_pending && wire_now_ns() - at->first_pending >= FLUSH_NS) {
+	} else if ((at->n_pending && wire_now_ns() - at->first_pending >= FLUSH_NS) ||
+		   wire_now_ns() - at->last_flush >= ALIVE_NS) {
 		flush_locked(at, false);
 	}
 	rc = at->send_rc;

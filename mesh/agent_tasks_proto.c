@@ -11,8 +11,8 @@ enum {
 	T_KEY = 1, T_TRANSPORT, T_SIZE, T_DURATION, T_TIMEOUT, T_ITERS, T_NIC, T_DEV, T_PORT,
 	T_STATUS, T_TEXT, T_PROBE_PORT, T_TASK, T_ID, T_ROLE, T_TEST, T_NIC_IDX, T_PEER,
 	T_PEER_PORT, T_PEER_DEV, T_PEER_IBPORT, T_RES, T_GBPS, T_P50, T_P99, T_SECONDS, T_CTR,
-	T_CTR_ID, T_CTR_VAL, T_DROPPED,
-	T_MAX = T_DROPPED
+	T_CTR_ID, T_CTR_VAL, T_DROPPED, T_LANES, T_GROUP, T_LANE, T_AHEAD, T_AGO, T_START_AGO,
+	T_MAX = T_START_AGO
 };
 
 const char *ag_task_type_name(uint16_t type)
@@ -45,6 +45,8 @@ int ag_plan_encode(const struct ag_plan *p, uint8_t *buf, size_t cap, size_t *le
 	wire_attr_put_u32(&b, T_DURATION, p->duration_ms);
 	wire_attr_put_u32(&b, T_TIMEOUT, p->timeout_ms);
 	wire_attr_put_u64(&b, T_ITERS, p->iters);
+	if (p->lanes > 1)
+		wire_attr_put_u32(&b, T_LANES, p->lanes);
 	for (uint32_t i = 0; i < p->n_nics; i++) {
 		size_t nest = wire_attr_nest_start(&b, T_NIC);
 
@@ -59,7 +61,7 @@ int ag_planned_encode(const struct ag_planned *p, uint8_t *buf, size_t cap, size
 {
 	struct wire_buf b = { .p = buf, .cap = cap };
 
-	if (p->n > AG_MAX_NICS)
+	if (p->n > AG_MAX_NICS * AG_MAX_LANES)
 		return -EINVAL;
 	wire_attr_put_u32(&b, T_STATUS, p->status);
 	wire_attr_put_str(&b, T_TEXT, p->text);
@@ -78,6 +80,12 @@ int ag_tasks_encode(const struct ag_task *t, size_t n, uint8_t *buf, size_t cap,
 		size_t nest = wire_attr_nest_start(&b, T_TASK);
 
 		wire_attr_put_u32(&b, T_ID, t[i].id);
+		if (t[i].group != t[i].id) {
+			wire_attr_put_u32(&b, T_GROUP, t[i].group);
+			wire_attr_put_u32(&b, T_LANE, t[i].lane);
+		}
+		if (t[i].ahead)
+			wire_attr_put_u32(&b, T_AHEAD, t[i].ahead);
 		wire_attr_put_u32(&b, T_ROLE, t[i].role);
 		wire_attr_put_u32(&b, T_TEST, t[i].test);
 		wire_attr_put_u32(&b, T_NIC_IDX, t[i].nic);
@@ -114,6 +122,10 @@ int ag_tres_encode(const struct ag_tres *r, size_t n, bool last, uint8_t *buf, s
 		wire_attr_put_f64(&b, T_P50, r[i].lat_p50_us);
 		wire_attr_put_f64(&b, T_P99, r[i].lat_p99_us);
 		wire_attr_put_f64(&b, T_SECONDS, r[i].seconds);
+		if (r[i].ago > 0)
+			wire_attr_put_f64(&b, T_AGO, r[i].ago);
+		if (r[i].start_ago > 0)
+			wire_attr_put_f64(&b, T_START_AGO, r[i].start_ago);
 		for (uint32_t k = 0; k < r[i].n_ctr; k++) {
 			size_t one = wire_attr_nest_start(&b, T_CTR);
 
@@ -140,6 +152,9 @@ int ag_plan_decode(const uint8_t *p, size_t len, struct ag_plan *out)
 	if (ag_opt_u32(&tb[T_TRANSPORT], &out->transport) || ag_opt_u32(&tb[T_SIZE], &out->size) ||
 	    ag_opt_u32(&tb[T_DURATION], &out->duration_ms) || ag_opt_u32(&tb[T_TIMEOUT], &out->timeout_ms) ||
 	    ag_opt_u64(&tb[T_ITERS], &out->iters))
+		return -EBADMSG;
+	out->lanes = 1;
+	if (ag_opt_u32(&tb[T_LANES], &out->lanes) || !out->lanes || out->lanes > AG_MAX_LANES)
 		return -EBADMSG;
 	while ((rc = wire_attr_next(p, len, &off, &t, &a)) == 1) {
 		struct wire_attr nt[T_MAX + 1];
@@ -171,7 +186,7 @@ int ag_planned_decode(const uint8_t *p, size_t len, struct ag_planned *out)
 	while ((rc = wire_attr_next(p, len, &off, &t, &a)) == 1) {
 		if (t != T_PROBE_PORT)
 			continue;
-		if (out->n >= AG_MAX_NICS || wire_attr_u32(&a, &out->probe_port[out->n]) ||
+		if (out->n >= AG_MAX_NICS * AG_MAX_LANES || wire_attr_u32(&a, &out->probe_port[out->n]) ||
 		    !out->probe_port[out->n] || out->probe_port[out->n] > 65535)
 			return -EBADMSG;
 		out->n++;
@@ -182,7 +197,7 @@ int ag_planned_decode(const uint8_t *p, size_t len, struct ag_planned *out)
 static int get_task(const struct wire_attr *a, struct ag_task *t)
 {
 	struct wire_attr tb[T_MAX + 1];
-	uint32_t role = 0, test = 0, nic = 0;
+	uint32_t role = 0, test = 0, nic = 0, lane = 0;
 
 	memset(t, 0, sizeof(*t));
 	if (wire_attr_parse(a->v, a->len, tb, T_MAX) || wire_attr_u32(&tb[T_ID], &t->id) ||
@@ -192,6 +207,12 @@ static int get_task(const struct wire_attr *a, struct ag_task *t)
 	    ag_opt_str(&tb[T_PEER_DEV], t->peer_device, sizeof(t->peer_device)) ||
 	    ag_opt_u32(&tb[T_PEER_IBPORT], &t->peer_ib_port))
 		return -EBADMSG;
+	t->group = t->id;
+	if (ag_opt_u32(&tb[T_GROUP], &t->group) || ag_opt_u32(&tb[T_LANE], &lane) ||
+	    ag_opt_u32(&tb[T_AHEAD], &t->ahead) || t->group > t->id || t->ahead > AG_MAX_TASKS ||
+	    lane >= AG_MAX_LANES)
+		return -EBADMSG;
+	t->lane = (uint8_t)lane;
 	if (role > AG_ROLE_RUN || test > RCK_PROBE_TEST_SEND_LAT || nic >= AG_MAX_NICS ||
 	    t->peer_port > 65535 || t->peer_ib_port > 255 || t->id == UINT32_MAX)
 		return -EBADMSG;
@@ -232,7 +253,9 @@ static int get_tres(const struct wire_attr *a, struct ag_tres *r)
 	    wire_attr_u32(&tb[T_ROLE], &role) || wire_attr_u32(&tb[T_STATUS], &r->status) ||
 	    ag_opt_str(&tb[T_TEXT], r->text, sizeof(r->text)) || ag_opt_f64(&tb[T_GBPS], &r->gbps) ||
 	    ag_opt_f64(&tb[T_P50], &r->lat_p50_us) || ag_opt_f64(&tb[T_P99], &r->lat_p99_us) ||
-	    ag_opt_f64(&tb[T_SECONDS], &r->seconds) || role > AG_ROLE_RUN || r->status > RCK_PROBE_SYSTEM ||
+	    ag_opt_f64(&tb[T_SECONDS], &r->seconds) || ag_opt_f64(&tb[T_AGO], &r->ago) ||
+	    ag_opt_f64(&tb[T_START_AGO], &r->start_ago) || role > AG_ROLE_RUN || r->status > RCK_PROBE_SYSTEM ||
+	    !(r->ago >= 0 && r->ago < 1e6) || !(r->start_ago >= 0 && r->start_ago < 1e6) ||
 	    !ag_numbers_ok(r->status == RCK_PROBE_OK && role == AG_ROLE_RUN, r->gbps, r->lat_p50_us,
 			   r->lat_p99_us, r->seconds))
 		return -EBADMSG;

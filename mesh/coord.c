@@ -1,6 +1,6 @@
-/* The sweep coordinator: every agent connection on one thread with poll(),
- * a handshake per host, then the scheduler's events turned into SERVE/RUN
- * requests and their replies into the sweep result. */
+/* The coordinator's connections: every agent connection on one thread with
+ * epoll, a handshake per host, per-host state, and the one place that
+ * decides a host is dead; frames of READY hosts go to the schedule. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,13 +25,6 @@
 #include "coord.h"
 #include "coord_sweep.h"
 #include "resolve.h"
-#include "retest.h"
-#include "sched.h"
-
-static double secs(uint64_t ns)
-{
-	return ns / 1e9;
-}
 
 /* Queue one frame for @h; it leaves on POLLOUT. */
 int coord_queue(struct sweep *s, struct host *h, uint16_t type, const uint8_t *p, size_t len)
@@ -76,58 +70,11 @@ static int flush(struct host *h)
 		h->out_off += (size_t)n;
 	}
 	h->out_off = h->out_len = 0;
-	return 0;
-}
-
-static void progress(struct sweep *s)
-{
-	struct rck_mesh_progress p = { .size = sizeof(p) };
-
-	if (!s->c->progress)
-		return;
-	p.done = s->done;
-	p.total = s->total;
-	p.hosts_down = s->down;
-	p.elapsed_s = secs(wire_now_ns() - s->t0);
-	p.eta_s = s->done ? p.elapsed_s / s->done * (s->total - s->done) : NAN;
-	s->c->progress(s->c->progress_data, &p);
-}
-
-/* Keep a copy of the source's answer until the destination's comes in. */
-static int stash(struct sweep *s, struct rtask *r, const struct ag_msg *m)
-{
-	if (!r->res)
-		r->res = s->n_pool ? s->pool[--s->n_pool] : malloc(sizeof(*r->res));
-	if (!r->res)
-		return -ENOMEM;
-	ag_msg_copy(r->res, m);
-	return 0;
-}
-
-/* The pool holds at most one message per task ever stashed: it has room. */
-static void unstash(struct sweep *s, struct rtask *r)
-{
-	if (r->res)
-		s->pool[s->n_pool++] = r->res;
-	r->res = NULL;
-}
-
-static int set_running(struct sweep *s, uint32_t t, bool on)
-{
-	struct rtask *r = &s->rt[t];
-
-	if (r->running == on)
-		return 0;
-	r->running = on;
-	if (on) {
-		r->run_pos = s->n_run;
-		s->run_list[s->n_run++] = t;
-	} else {
-		uint32_t last = s->run_list[--s->n_run];
-
-		s->run_list[r->run_pos] = last;
-		s->rt[last].run_pos = r->run_pos;
-		unstash(s, r);
+	/* A task list's chunk is big; 10,000 hosts must not each keep one. */
+	if (h->out_cap > KEEP_BYTES) {
+		free(h->out);
+		h->out = NULL;
+		h->out_cap = 0;
 	}
 	return 0;
 }
@@ -135,132 +82,6 @@ static int set_running(struct sweep *s, uint32_t t, bool on)
 uint32_t coord_host_of(const struct sweep *s, uint32_t nic)
 {
 	return s->plan->nic_host[nic];
-}
-
-/* Record one test of task @t; counters from the source's RESULT. */
-void coord_record(struct sweep *s, uint32_t t, enum rck_mesh_status st, const char *reason,
-		   const struct ag_msg *res)
-{
-	struct rtask *r = &s->rt[t];
-	const struct mesh_task *task = &s->plan->tasks[t];
-	enum rck_mesh_test test = s->tests[r->test_i];
-	struct rck_mesh_meas meas = { .size = sizeof(meas), .status = st, .reason = reason,
-				      .gbps = NAN, .lat_p50_us = NAN, .lat_p99_us = NAN };
-	unsigned int attempt = 0, cell;
-	uint64_t now = wire_now_ns();
-
-	meas.start_s = r->started ? secs(r->started - s->t0) : secs(now - s->t0);
-	meas.seconds = r->started ? secs(now - r->started) : 0;
-	if (res && st == RCK_MESH_OK) {
-		if (test == RCK_MESH_TEST_BW)
-			meas.gbps = res->gbps;
-		else {
-			meas.lat_p50_us = res->lat_p50_us;
-			meas.lat_p99_us = res->lat_p99_us;
-		}
-	}
-	/* A retest is the cell's next attempt. */
-	if (r->retest && !rck_mesh_find_cell(s->m, test, task->src, task->dst, &cell))
-		attempt = rck_mesh_cell_attempts(s->m, cell);
-	if (rck_mesh_set_result(s->m, test, task->src, task->dst, attempt, &meas, &cell))
-		return;
-	for (int end = 0; res && end < 2; end++)
-		for (uint32_t i = 0; i < res->n_ctr[end]; i++)
-			if (res->ctr[end][i].id < RCK_CTR_COUNT && res->ctr[end][i].value)
-				rck_mesh_set_counter(s->m, cell, attempt, (enum rck_mesh_end)end,
-						     (enum rck_counter)res->ctr[end][i].id,
-						     res->ctr[end][i].value);
-	s->done++;
-	progress(s);
-}
-
-bool coord_suspect(struct sweep *s, uint32_t t)
-{
-	const struct mesh_task *task = &s->plan->tasks[t];
-	unsigned int cell;
-
-	if (!s->c->suspect)
-		return false;
-	for (unsigned int i = 0; i < s->n_tests; i++)
-		if (!rck_mesh_find_cell(s->m, s->tests[i], task->src, task->dst, &cell) &&
-		    s->c->suspect(s->c->suspect_data, s->m, cell))
-			return true;
-	return false;
-}
-
-static void unit_of_task_done(struct sweep *s, uint32_t t);
-
-/* The fields SERVE and RUN share: the task's test on NIC @nic of that end. */
-static void probe_request(struct sweep *s, uint32_t t, uint16_t type, uint32_t nic, struct ag_msg *m)
-{
-	const struct rtask *r = &s->rt[t];
-	struct rck_mesh_nic info = { .size = sizeof(info) };
-
-	ag_msg_clear(m);
-	m->type = type;
-	m->id = t * 2 + r->retest;
-	rck_mesh_get_nic(s->m, nic, &info, NULL);
-	if (s->c->transport == RCK_PROBE_TRANSPORT_RDMA) {
-		snprintf(m->device, sizeof(m->device), "%s", info.device);
-		m->ib_port = info.port;
-	}
-	m->test = s->tests[r->test_i] == RCK_MESH_TEST_BW ? RCK_PROBE_TEST_BW : RCK_PROBE_TEST_LAT;
-	m->transport = s->c->transport;
-	m->size = s->c->size;
-	m->iters = s->c->iters;
-	m->duration_ms = (uint32_t)(s->c->duration_s * 1000);
-	m->timeout_ms = s->timeout_ms;
-}
-
-static int start_test(struct sweep *s, uint32_t t)
-{
-	struct rtask *r = &s->rt[t];
-	const struct mesh_task *task = &s->plan->tasks[t];
-	struct host *dst = &s->h[coord_host_of(s, task->dst)];
-	struct ag_msg *m = s->msg;
-
-	r->got_serving = r->got_result = r->got_served = false;
-	unstash(s, r);
-	r->started = wire_now_ns();
-	r->deadline = r->started + (uint64_t)s->timeout_ms * 1000000ull;
-	probe_request(s, t, AG_SERVE, task->dst, m);
-	return send_msg(s, dst, m);
-}
-
-/* The task's current test has both ends' answers (or a dead end); @res is
- * the source's RESULT when it is OK. */
-static void test_done(struct sweep *s, uint32_t t, enum rck_mesh_status st, const char *reason,
-		      const struct ag_msg *res)
-{
-	struct rtask *r = &s->rt[t];
-
-	coord_record(s, t, st, reason, st == RCK_MESH_OK ? res : NULL);
-	if (st == RCK_MESH_UNREACHABLE || st == RCK_MESH_SKIPPED) {
-		/* The remaining tests cannot run either. */
-		while (++r->test_i < s->n_tests)
-			coord_record(s, t, st, reason, NULL);
-	} else if (++r->test_i < s->n_tests && !start_test(s, t)) {
-		return;
-	}
-	set_running(s, t, false);
-	unit_of_task_done(s, t);
-}
-
-static void unit_of_task_done(struct sweep *s, uint32_t t)
-{
-	uint32_t u = s->task_unit[t];
-	const struct mesh_unit *un = &s->plan->units[u];
-	bool sus = false;
-
-	if (s->in_rounds) {
-		s->round_left--;
-		return;
-	}
-	if (--s->unit_left[u])
-		return;
-	for (uint32_t i = 0; i < un->n_tasks && !s->rt[un->first_task].retest; i++)
-		sus |= coord_suspect(s, un->first_task + i);
-	mesh_sched_done(s->sched, u, sus);
 }
 
 void coord_host_dead(struct sweep *s, struct host *h, const char *fmt, ...)
@@ -282,87 +103,8 @@ void coord_host_dead(struct sweep *s, struct host *h, const char *fmt, ...)
 	h->fd = -1;
 	s->down++;
 	rck_mesh_host_set_unreachable(s->m, hi, reason);
-	if (s->dg)
-		delegate_host_dead(s, hi, reason);
-	if (!s->sched)
-		return;
-	mesh_sched_host_dead(s->sched, hi);
-	/* Backwards: a task leaving the list swaps in one already seen. */
-	for (uint32_t i = s->n_run; i-- > 0;) {
-		uint32_t t;
-		const struct mesh_task *task;
-
-		if (i >= s->n_run)
-			continue;
-		t = s->run_list[i];
-		task = &s->plan->tasks[t];
-		if (coord_host_of(s, task->src) == hi || coord_host_of(s, task->dst) == hi)
-			test_done(s, t, RCK_MESH_UNREACHABLE, reason, NULL);
-	}
-}
-
-static void start_unit(struct sweep *s, uint32_t u, bool retest)
-{
-	const struct mesh_unit *un = &s->plan->units[u];
-
-	s->unit_left[u] = un->n_tasks;
-	for (uint32_t i = 0; i < un->n_tasks; i++) {
-		struct rtask *r = &s->rt[un->first_task + i];
-
-		r->retest = retest;
-		r->test_i = 0;
-		if (set_running(s, un->first_task + i, true) || start_test(s, un->first_task + i)) {
-			set_running(s, un->first_task + i, false);
-			coord_record(s, un->first_task + i, RCK_MESH_FAILED, "out of memory", NULL);
-			unit_of_task_done(s, un->first_task + i);
-		}
-	}
-}
-
-static void unit_unreachable(struct sweep *s, uint32_t u)
-{
-	const struct mesh_unit *un = &s->plan->units[u];
-
-	for (uint32_t i = 0; i < un->n_tasks; i++) {
-		uint32_t t = un->first_task + i;
-		const struct mesh_task *task = &s->plan->tasks[t];
-		const char *why = rck_mesh_host_unreachable(s->m, coord_host_of(s, task->src));
-
-		if (!why)
-			why = rck_mesh_host_unreachable(s->m, coord_host_of(s, task->dst));
-		for (s->rt[t].test_i = 0; s->rt[t].test_i < s->n_tests; s->rt[t].test_i++)
-			coord_record(s, t, RCK_MESH_UNREACHABLE, why ? why : "host unreachable", NULL);
-	}
-}
-
-/* Both ends answered the current test of task @t; @res is the source's. */
-static void both_answered(struct sweep *s, uint32_t t, const struct ag_msg *res)
-{
-	if (res->type == AG_ERROR)
-		test_done(s, t, RCK_MESH_FAILED, res->text, NULL);
-	else if (res->status != RCK_PROBE_OK)
-		test_done(s, t, RCK_MESH_FAILED, res->text[0] ? res->text : "probe failed", NULL);
-	else
-		test_done(s, t, RCK_MESH_OK, NULL, res);
-}
-
-static void send_run(struct sweep *s, uint32_t t, uint32_t probe_port)
-{
-	struct rtask *r = &s->rt[t];
-	const struct mesh_task *task = &s->plan->tasks[t];
-	struct host *src = &s->h[coord_host_of(s, task->src)], *dst = &s->h[coord_host_of(s, task->dst)];
-	struct ag_msg *m = s->msg;
-	const char *addr = dst->nic_addr[task->dst - dst->first_nic];
-
-	probe_request(s, t, AG_RUN, task->src, m);
-	/* RDMA: the peer NIC's own address, so the probe takes that rail. */
-	snprintf(m->peer, sizeof(m->peer), "%s",
-		 s->c->transport == RCK_PROBE_TRANSPORT_RDMA && addr[0] ? addr : dst->cfg->addr);
-	m->probe_port = probe_port;
-	r->deadline = wire_now_ns() + (uint64_t)(s->c->duration_s * 1e9) +
-		      3ull * s->timeout_ms * 1000000ull;
-	if (send_msg(s, src, m))
-		coord_host_dead(s, src, "%s", "out of memory");
+	if (s->ops)
+		s->ops->host_dead(s, hi, reason);
 }
 
 static int add_nics(struct sweep *s, struct host *h, const struct ag_msg *m)
@@ -486,55 +228,12 @@ static void handshake_frame(struct sweep *s, struct host *h, const struct wire_f
 	h->st = H_DESCRIBE;
 }
 
-/* A reply during the sweep. */
-static void sweep_frame(struct sweep *s, struct host *h, const struct wire_frame *f)
+/* A frame of a READY host outside the schedule's passes: a late batch of
+ * a pass given up is dropped, anything else ends the session. */
+static void idle_frame(struct sweep *s, struct host *h, const struct wire_frame *f)
 {
-	struct ag_msg *m = s->msg;
-	uint32_t hi = (uint32_t)(h - s->h), t;
-	struct rtask *r;
-	bool from_src, from_dst;
-
-	/* A batch of the agents' pass after it ended: its last, or reports
-	 * of tasks already given up. */
-	if (f->h.type == AG_TRES)
-		return;
-	if (ag_decode(f->h.type, f->payload, f->h.length, m) ||
-	    (m->type != AG_SERVING && m->type != AG_SERVED && m->type != AG_RESULT &&
-	     m->type != AG_ERROR)) {
-		coord_host_dead(s, h, "sent a malformed or unexpected %s", ag_type_name(f->h.type));
-		return;
-	}
-	t = m->id / 2;
-	if (t >= s->plan->n_tasks)
-		return;
-	r = &s->rt[t];
-	/* A late answer of a task already given up, or of its first attempt. */
-	if (!r->running || (m->id & 1) != r->retest)
-		return;
-	from_src = coord_host_of(s, s->plan->tasks[t].src) == hi;
-	from_dst = coord_host_of(s, s->plan->tasks[t].dst) == hi;
-	if (m->type == AG_SERVING && from_dst && !r->got_serving) {
-		r->got_serving = true;
-		send_run(s, t, m->probe_port);
-		return;
-	}
-	if ((m->type == AG_SERVED || m->type == AG_ERROR) && from_dst && !r->got_served) {
-		r->got_served = true;
-		if (!r->got_serving && !r->got_result) {
-			/* No listener: the source was never asked. */
-			r->got_result = true;
-			m->type = AG_ERROR;
-			both_answered(s, t, m);
-		} else if (r->got_result) {
-			both_answered(s, t, r->res);
-		}
-	} else if ((m->type == AG_RESULT || m->type == AG_ERROR) && from_src && !r->got_result) {
-		r->got_result = true;
-		if (r->got_served)
-			both_answered(s, t, m);
-		else if (stash(s, r, m))
-			coord_host_dead(s, h, "%s", "out of memory");
-	}
+	if (f->h.type != AG_TRES)
+		coord_host_dead(s, h, "sent an unexpected %s", ag_task_type_name(f->h.type));
 }
 
 static int connect_host(struct host *h, const struct mesh_addr *a)
@@ -615,7 +314,7 @@ static void host_event(struct sweep *s, struct host *h, uint32_t ev)
 		size_t off = 0;
 
 		if (n == 0) {
-			const char *why = delegate_close_reason(s, h);
+			const char *why = s->ops ? s->ops->close_reason(s, h) : NULL;
 
 			coord_host_dead(s, h, "agent connection lost: %s", why ? why : "closed by the agent");
 			return;
@@ -640,13 +339,16 @@ static void host_event(struct sweep *s, struct host *h, uint32_t ev)
 			}
 			if (rc == 0)
 				break;
-			if (h->st == H_READY && s->dg)
-				delegate_frame(s, h, &h->fr);
+			if (h->st == H_READY && s->ops)
+				s->ops->frame(s, h, &h->fr);
 			else if (h->st == H_READY)
-				sweep_frame(s, h, &h->fr);
+				idle_frame(s, h, &h->fr);
 			else
 				handshake_frame(s, h, &h->fr);
-			wire_frame_next(&h->fr);
+			if (h->fr.cap > KEEP_BYTES)
+				wire_frame_free(&h->fr); /* a big batch: its buffer goes */
+			else
+				wire_frame_next(&h->fr);
 		}
 		if ((size_t)n < INBUF)
 			return;
@@ -696,7 +398,7 @@ static void poll_now(void *arg)
 }
 
 /* Connect, authenticate and describe every host within the timeout. */
-static void meet_hosts(struct sweep *s, uint64_t deadline)
+void coord_meet_hosts(struct sweep *s, uint64_t deadline)
 {
 	uint64_t until = wire_now_ns() + (uint64_t)s->timeout_ms * 1000000ull;
 	struct mesh_resolve_cb cb = {.ready = host_resolved, .extra_fd = s->ep, .extra = poll_now, .arg = s};
@@ -733,135 +435,7 @@ static void meet_hosts(struct sweep *s, uint64_t deadline)
 	}
 }
 
-static void check_deadlines(struct sweep *s)
-{
-	uint64_t now = wire_now_ns();
-
-	/* Deadlines are seconds apart: a look every poll slice is enough. */
-	if (now < s->next_check)
-		return;
-	s->next_check = now + SLICE_MS * 1000000ull;
-	for (uint32_t i = s->n_run; i-- > 0;) {
-		uint32_t t;
-		struct rtask *r;
-		const struct mesh_task *task;
-
-		if (i >= s->n_run)
-			continue;
-		t = s->run_list[i];
-		r = &s->rt[t];
-		task = &s->plan->tasks[t];
-		if (now < r->deadline)
-			continue;
-		/* The end that owes an answer is the one that hangs. */
-		if (!r->got_serving && !r->got_served)
-			coord_host_dead(s, &s->h[coord_host_of(s, task->dst)], "%s", "its agent stopped answering");
-		else if (!r->got_result)
-			coord_host_dead(s, &s->h[coord_host_of(s, task->src)], "%s", "its agent stopped answering");
-		else
-			coord_host_dead(s, &s->h[coord_host_of(s, task->dst)], "%s", "its agent stopped answering");
-	}
-}
-
-void coord_skip_rest(struct sweep *s, const char *why)
-{
-	for (uint32_t t = 0; t < s->plan->n_tasks; t++) {
-		const struct mesh_task *task = &s->plan->tasks[t];
-		unsigned int cell;
-
-		for (unsigned int i = 0; i < s->n_tests; i++)
-			if (rck_mesh_find_cell(s->m, s->tests[i], task->src, task->dst, &cell)) {
-				s->rt[t].test_i = (uint8_t)i;
-				s->rt[t].started = 0;
-				s->rt[t].retest = false;
-				coord_record(s, t, RCK_MESH_SKIPPED, why, NULL);
-			}
-	}
-}
-
-static void run_plan(struct sweep *s, uint64_t deadline)
-{
-	struct mesh_event ev[64];
-
-	for (size_t i = 0; i < s->n_h; i++)
-		if (s->h[i].st == H_DEAD)
-			mesh_sched_host_dead(s->sched, (uint32_t)i);
-	while (!mesh_sched_finished(s->sched)) {
-		size_t n = mesh_sched_next(s->sched, ev, 64);
-
-		for (size_t i = 0; i < n; i++) {
-			if (ev[i].kind == MESH_EV_UNREACHABLE)
-				unit_unreachable(s, ev[i].unit);
-			else
-				start_unit(s, ev[i].unit, ev[i].kind == MESH_EV_RETEST);
-		}
-		if (n)
-			continue;
-		if (coord_stopping(s, deadline)) {
-			coord_skip_rest(s, atomic_load(&s->c->cancel) ? "cancelled" : "sweep deadline passed");
-			return;
-		}
-		coord_poll_round(s, SLICE_MS);
-		check_deadlines(s);
-	}
-}
-
-/* Start task @t alone as a retest (retest.c packed it into a round). */
-static void start_retest_task(struct sweep *s, uint32_t t)
-{
-	const struct mesh_task *task = &s->plan->tasks[t];
-
-	if (s->h[coord_host_of(s, task->src)].st != H_READY || s->h[coord_host_of(s, task->dst)].st != H_READY)
-		return;
-	s->rt[t].retest = true;
-	s->rt[t].test_i = 0;
-	s->round_left++;
-	if (set_running(s, t, true) || start_test(s, t)) {
-		set_running(s, t, false);
-		s->round_left--;
-	}
-}
-
-void coord_run_rounds(struct sweep *s, const uint32_t *tasks, long nt, uint32_t *round,
-		      uint64_t deadline)
-{
-	long nr = nt > 0 ? mesh_retest_rounds(s->plan, tasks, (size_t)nt, round) : 0;
-
-	s->in_rounds = true;
-	s->total += nr > 0 ? (unsigned int)nt * s->n_tests : 0;
-	for (long r = 0; r < nr && !coord_stopping(s, deadline); r++) {
-		for (long i = 0; i < nt; i++)
-			if (round[i] == (uint32_t)r)
-				start_retest_task(s, tasks[i]);
-		while (s->round_left && !coord_stopping(s, deadline)) {
-			coord_poll_round(s, SLICE_MS);
-			check_deadlines(s);
-		}
-	}
-}
-
-/* The retest hook's cells, pass after pass, each pass in rounds of
- * disjoint NIC pairs (retest.c); a round ends when its probes have. */
-static void run_retest_passes(struct sweep *s, uint64_t deadline)
-{
-	unsigned int max = rck_mesh_cell_count(s->m), *cells = calloc(max + 1, sizeof(*cells));
-	uint32_t *tasks = calloc(max + 1, sizeof(*tasks)), *round = calloc(max + 1, sizeof(*round));
-
-	for (unsigned int pass = 0; cells && tasks && round && s->c->retest && pass < s->c->retest_passes;
-	     pass++) {
-		unsigned int n = s->c->retest(s->c->retest_data, s->m, cells, max);
-		long nt = mesh_retest_tasks(s->plan, s->m, cells, n < max ? n : max, tasks);
-
-		if (nt <= 0 || coord_stopping(s, deadline))
-			break;
-		coord_run_rounds(s, tasks, nt, round, deadline);
-	}
-	free(cells);
-	free(tasks);
-	free(round);
-}
-
-static void say_goodbye(struct sweep *s)
+void coord_goodbye(struct sweep *s)
 {
 	uint64_t until = wire_now_ns() + CLOSE_NS;
 
@@ -886,8 +460,28 @@ static void say_goodbye(struct sweep *s)
 	}
 }
 
-static int setup(struct sweep *s)
+/* One descriptor per agent session and a few more: the soft limit is
+ * raised as far as the hard one allows (typically 1024 soft, so 10,000
+ * agents need it). Not enough: the sweep still runs, hosts past it get
+ * "cannot connect to its agent: Too many open files". */
+static void raise_nofile(struct sweep *s)
 {
+	struct rlimit rl;
+	rlim_t want = (rlim_t)s->n_h + 64;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= want)
+		return;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		return;
+	if (rl.rlim_cur < want)
+		rck_warn(s->ctx, "mesh: %zu agents need %llu open files, the hard limit is %llu", s->n_h,
+			 (unsigned long long)want, (unsigned long long)rl.rlim_cur);
+}
+
+int coord_setup(struct sweep *s)
+{
+	raise_nofile(s);
 	s->h = calloc(s->n_h, sizeof(*s->h));
 	s->dirty = calloc(s->n_h, sizeof(*s->dirty));
 	s->in = malloc(INBUF);
@@ -917,7 +511,7 @@ static int setup(struct sweep *s)
 	return 0;
 }
 
-static void teardown(struct sweep *s)
+void coord_teardown(struct sweep *s)
 {
 	for (size_t i = 0; s->h && i < s->n_h; i++) {
 		struct host *h = &s->h[i];
@@ -928,16 +522,7 @@ static void teardown(struct sweep *s)
 		free(h->out);
 		free(h->nic_addr);
 	}
-	for (size_t t = 0; s->rt && t < s->plan->n_tasks; t++)
-		free(s->rt[t].res);
-	for (size_t i = 0; i < s->n_pool; i++)
-		free(s->pool[i]);
-	free(s->pool);
 	free(s->rt);
-	free(s->unit_left);
-	free(s->task_unit);
-	free(s->run_list);
-	mesh_sched_free(s->sched);
 	mesh_plan_free(s->plan);
 	free(s->h);
 	free(s->dirty);
@@ -948,77 +533,3 @@ static void teardown(struct sweep *s)
 	free(s->buf);
 }
 
-static int plan_sweep(struct sweep *s)
-{
-	char err[256];
-	int rc = mesh_plan_build(s->m, &s->c->plan, &s->plan, err, sizeof(err));
-
-	if (rc) {
-		rck_err(s->ctx, "mesh: %s", err);
-		return rc;
-	}
-	rc = mesh_sched_new(s->plan, 0, &s->sched);
-	if (rc)
-		return rc;
-	s->rt = calloc(s->plan->n_tasks ? s->plan->n_tasks : 1, sizeof(*s->rt));
-	s->unit_left = calloc(s->plan->n_units ? s->plan->n_units : 1, sizeof(*s->unit_left));
-	s->task_unit = calloc(s->plan->n_tasks ? s->plan->n_tasks : 1, sizeof(*s->task_unit));
-	s->run_list = calloc(s->plan->n_tasks ? s->plan->n_tasks : 1, sizeof(*s->run_list));
-	s->pool = calloc(s->plan->n_tasks ? s->plan->n_tasks : 1, sizeof(*s->pool));
-	if (!s->rt || !s->unit_left || !s->task_unit || !s->run_list || !s->pool)
-		return -ENOMEM;
-	for (uint32_t u = 0; u < s->plan->n_units; u++)
-		for (uint32_t i = 0; i < s->plan->units[u].n_tasks; i++)
-			s->task_unit[s->plan->units[u].first_task + i] = u;
-	s->total = (unsigned int)(s->plan->n_tasks * s->n_tests);
-	return 0;
-}
-
-RCK_EXPORT int rck_mesh_run(struct rck_ctx *ctx, struct rck_mesh_config *c, struct rck_mesh **out)
-{
-	struct sweep s = { .ctx = ctx, .c = c, .ep = -1 };
-	struct rck_mesh_info info = { .size = sizeof(info) };
-	struct timespec wall;
-	uint64_t deadline;
-	int rc;
-
-	if (!ctx || !c || !out || c->n_hosts < 2) {
-		if (ctx)
-			rck_err(ctx, "mesh: a sweep needs at least 2 hosts");
-		return -EINVAL;
-	}
-	rc = rck_mesh_new(&s.m);
-	if (rc)
-		return rc;
-	s.n_h = c->n_hosts;
-	s.timeout_ms = rck_ctx_get_timeout_ms(ctx);
-	s.t0 = wire_now_ns();
-	clock_gettime(CLOCK_REALTIME, &wall);
-	deadline = c->deadline_s > 0 ? s.t0 + (uint64_t)(c->deadline_s * 1e9) : UINT64_MAX;
-	atomic_store(&c->cancel, 0);
-	rc = setup(&s);
-	if (!rc) {
-		meet_hosts(&s, deadline);
-		rc = plan_sweep(&s);
-	}
-	if (!rc && c->schedule == RCK_MESH_SCHEDULE_AGENTS)
-		rc = delegate_run(&s, deadline);
-	else if (!rc)
-		run_plan(&s, deadline);
-	if (!rc) {
-		run_retest_passes(&s, deadline);
-		say_goodbye(&s);
-		info.pattern = c->pattern;
-		info.rails = c->rails;
-		info.start_ns = (uint64_t)wall.tv_sec * 1000000000ull + (uint64_t)wall.tv_nsec;
-		info.seconds = secs(wire_now_ns() - s.t0);
-		rc = rck_mesh_set_info(s.m, &info);
-	}
-	teardown(&s);
-	if (rc) {
-		rck_mesh_free(s.m);
-		return rc;
-	}
-	*out = s.m;
-	return 0;
-}

@@ -125,6 +125,14 @@ static int set_str(char **dst, const char *s, size_t len)
 	return 0;
 }
 
+RCK_EXPORT int rck_mesh_config_set_bidir(struct rck_mesh_config *c, bool bidir)
+{
+	if (!c)
+		return -EINVAL;
+	c->plan.bidir = bidir;
+	return 0;
+}
+
 RCK_EXPORT int rck_mesh_config_set_pattern(struct rck_mesh_config *c, const char *pattern,
 					  const char *pairs, size_t len, const char *name)
 {

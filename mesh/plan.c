@@ -172,8 +172,9 @@ static int host_pairs(struct builder *b, unsigned int a, unsigned int c)
 	return rc;
 }
 
-/* Every NIC pair of @a -> @c as a unit of its own. */
-static int add_host_pair(struct builder *b, unsigned int a, unsigned int c)
+/* Every NIC pair of @a -> @c as a unit of its own, with its reverse in the
+ * same unit when @both (the rails rules pair NICs symmetrically). */
+static int add_pairs(struct builder *b, unsigned int a, unsigned int c, bool both)
 {
 	int rc = host_pairs(b, a, c);
 
@@ -181,10 +182,17 @@ static int add_host_pair(struct builder *b, unsigned int a, unsigned int c)
 		rc = begin_unit(b);
 		if (!rc)
 			rc = add_task(b, b->pairs[k].src, b->pairs[k].dst);
+		if (!rc && both)
+			rc = add_task(b, b->pairs[k].dst, b->pairs[k].src);
 		if (!rc)
 			rc = end_unit(b);
 	}
 	return rc;
+}
+
+static int add_host_pair(struct builder *b, unsigned int a, unsigned int c)
+{
+	return add_pairs(b, a, c, false);
 }
 
 static int plan_full(struct builder *b)
@@ -192,7 +200,15 @@ static int plan_full(struct builder *b)
 	unsigned int n = b->p->n_hosts, m = n + (n & 1);
 	int rc = 0;
 
-	for (unsigned int r = 0; r + 1 < m && !rc; r++)
+	for (unsigned int r = 0; b->o->bidir && r + 1 < m && !rc; r++)
+		for (unsigned int i = 0; i < m / 2 && !rc; i++) {
+			unsigned int x, y;
+
+			mesh_circle_pair(n, r, i, &x, &y);
+			if (x < n && y < n)
+				rc = add_pairs(b, x, y, true);
+		}
+	for (unsigned int r = 0; !b->o->bidir && r + 1 < m && !rc; r++)
 		for (int dir = 0; dir < 2 && !rc; dir++)
 			for (unsigned int i = 0; i < m / 2 && !rc; i++) {
 				unsigned int x, y;

@@ -4,6 +4,7 @@
 #ifndef RCK_MESH_PLAN_H
 #define RCK_MESH_PLAN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,6 +31,7 @@ struct mesh_plan_opts {
 	const char *pairs;      /* MESH_PATTERN_PAIRS: the file's text */
 	size_t pairs_len;
 	const char *pairs_name; /* its name in messages */
+	bool bidir;             /* MESH_PATTERN_FULL: both directions of a pair in one unit */
 };
 
 /* One directed probe: data flows from src to dst (global NIC numbers). */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -28,6 +29,9 @@ struct rck_probe_server {
 	struct plimits lim;
 	struct plobby lobby;
 	uint8_t key[RCK_KEY_MAX];
+	struct pgroup *group;   /* the session being served is this group's member */
+	bool came;              /* it reached the group's start */
+	uint64_t began;         /* when the last session's measured part began */
 };
 
 RCK_EXPORT int rck_probe_server_new(struct rck_ctx *ctx, const struct rck_probe_opts *opts,
@@ -125,6 +129,65 @@ static uint64_t run_end(const struct rck_probe_server *srv, const struct psess *
 	return pclock_ns() + (ms + s->timeout_ms) * 1000000u;
 }
 
+int pgroup_init(struct pgroup *g, unsigned int n, uint64_t wait_ns)
+{
+	pthread_condattr_t a;
+	int rc;
+
+	memset(g, 0, sizeof(*g));
+	g->n = n;
+	g->wait_ns = wait_ns;
+	if ((rc = pthread_mutex_init(&g->mu, NULL)))
+		return -rc;
+	pthread_condattr_init(&a);
+	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+	rc = pthread_cond_init(&g->cv, &a);
+	pthread_condattr_destroy(&a);
+	if (rc)
+		pthread_mutex_destroy(&g->mu);
+	return -rc;
+}
+
+void pgroup_destroy(struct pgroup *g)
+{
+	pthread_cond_destroy(&g->cv);
+	pthread_mutex_destroy(&g->mu);
+}
+
+/* This member came (@came) or will not (its session ended before). */
+static void group_in(struct pgroup *g, bool came)
+{
+	uint64_t now = pclock_ns();
+
+	pthread_mutex_lock(&g->mu);
+	if (!g->until && came)
+		g->until = now + g->wait_ns;
+	if (++g->in >= g->n) {
+		g->released = now;
+		pthread_cond_broadcast(&g->cv);
+	}
+	while (came && g->in < g->n && pclock_ns() < g->until) {
+		struct timespec ts = { .tv_sec = (time_t)(g->until / 1000000000ull),
+				       .tv_nsec = (long)(g->until % 1000000000ull) };
+
+		pthread_cond_timedwait(&g->cv, &g->mu, &ts);
+	}
+	if (came && !g->released)
+		g->released = pclock_ns();
+	pthread_mutex_unlock(&g->mu);
+}
+
+void pgroup_leave(struct pgroup *g)
+{
+	group_in(g, false);
+}
+
+static void group_come(struct rck_probe_server *srv)
+{
+	srv->came = true;
+	group_in(srv->group, true);
+}
+
 static int serve(struct rck_probe_server *srv, struct psess *s)
 {
 	union xq_msg *m = &s->msg;
@@ -142,8 +205,11 @@ static int serve(struct rck_probe_server *srv, struct psess *s)
 	if ((rc = prepare(srv, s, &m->accept)) || (rc = pchan_send(&s->ctl, XQ_ACCEPT, m, &s->err)) ||
 	    (rc = ptransport_of(&s->p)->join(s)) || (rc = pchan_recv(&s->ctl, XQ_START, m, &s->err)))
 		return rc;
+	if (srv->group)
+		group_come(srv);
 	end_by = run_end(srv, s);
 	psess_end_by(s, end_by);
+	srv->began = pclock_ns();
 	psess_begin(s);
 	if ((rc = pchan_send(&s->ctl, XQ_START, NULL, &s->err)) || (rc = psess_measure(s)) ||
 	    (rc = pchan_recv_until(&s->ctl, XQ_DONE, end_by, m, &s->err)))
@@ -244,4 +310,26 @@ int psrv_serve_task(struct rck_probe_server *srv, uint32_t task, uint64_t deadli
 		    struct rck_probe_result **out)
 {
 	return serve_one(srv, task, deadline, out);
+}
+
+uint64_t psrv_began(const struct rck_probe_server *srv)
+{
+	return srv->began;
+}
+
+int psrv_serve_member(struct rck_probe_server *srv, uint32_t task, uint64_t deadline, struct pgroup *g,
+		      struct rck_probe_result **out)
+{
+	int rc;
+
+	srv->group = g;
+	srv->came = false;
+	srv->began = 0;
+	rc = serve_one(srv, task, deadline, out);
+	/* A member that never reached the start does not hold the others;
+	 * one still waiting for its client after a timeout slice stays in. */
+	if (g && !srv->came && rc != -ETIMEDOUT)
+		group_in(g, false);
+	srv->group = NULL;
+	return rc;
 }

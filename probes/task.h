@@ -3,9 +3,30 @@
 #ifndef RCK_PROBE_TASK_H
 #define RCK_PROBE_TASK_H
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "rocecheck/probe.h"
+
+/*
+ * An incast group on one receiving NIC: its members' sessions (one per
+ * listener) each hold their client before the measured run until every
+ * member has come or gone, or until @wait_ns after the first came, so the
+ * group's senders start together. Shared by the members' threads.
+ */
+struct pgroup {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	unsigned int n, in;      /* members, and those come or gone */
+	uint64_t wait_ns, until; /* until: set by the first to come */
+	uint64_t released;       /* CLOCK_MONOTONIC ns the group was let go */
+};
+
+int pgroup_init(struct pgroup *g, unsigned int n, uint64_t wait_ns);
+void pgroup_destroy(struct pgroup *g);
+/* A member whose client never came: the others stop waiting for it. */
+void pgroup_leave(struct pgroup *g);
 
 /*
  * As rck_probe_server_serve(), but a client whose HELLO names another task
@@ -15,5 +36,11 @@
  */
 int psrv_serve_task(struct rck_probe_server *srv, uint32_t task, uint64_t deadline,
 		    struct rck_probe_result **out);
+/* CLOCK_MONOTONIC ns the measured part of the session psrv_serve_member()
+ * served last began (after its group's start), 0 if none. */
+uint64_t psrv_began(const struct rck_probe_server *srv);
+/* As psrv_serve_task(), one member of group @g (NULL: alone). */
+int psrv_serve_member(struct rck_probe_server *srv, uint32_t task, uint64_t deadline, struct pgroup *g,
+		      struct rck_probe_result **out);
 
 #endif

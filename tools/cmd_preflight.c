@@ -55,7 +55,7 @@ const struct cli_opt preflight_opts[] = {
 	{ OPT_DURATION, 0, "duration", "S", "measure each probe for S seconds instead" },
 	{ OPT_RETESTS, 0, "retest-passes", "N", "most retest passes the analysis may ask for (default 3)" },
 	{ OPT_SCHEDULE, 0, "schedule", "coordinator|agents",
-	  "who starts each probe: the coordinator (default), or the agents from their task lists" },
+	  "ignored (kept for one release): the agents run every probe from their task lists" },
 	{ OPT_SPARES, 0, "spares", "LIST", "hot spares: swept too, a healthy one proposed for each bad host" },
 	{ OPT_FROM_MESH, 0, "from-mesh", "FILE", "judge a recorded sweep (rocecheck mesh --output) instead" },
 	{ OPT_DRY_RUN, 0, "dry-run", NULL, "print the hosts and the sweep's plan; contact no one, start nothing" },

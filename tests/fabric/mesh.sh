@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fabric test: `rocecheck mesh` over agents in 4 guests with the verbs
-# transport: a full sweep gives 12 directed results (also with --schedule
-# agents); a node rate-limited
+# transport: a full sweep gives 12 directed results (also incast:2 and
+# --bidir); a node rate-limited
 # with `rocelab impair` is the slowest of its row and column; a wrong key is
 # refused; a guest killed mid-sweep is reported unreachable while every
 # pair without it is still measured. One boot for all of it.
@@ -70,13 +70,21 @@ check "$tmp/full.json" 'all(n["device"].startswith("rxe") for h in hosts for n i
 	fail "full sweep: the NICs are not the guests' rxe devices"
 ok "full sweep of 4 agents: 12 directed results over rxe in $(since "$t") s"
 
-# --- the same under the agents' schedule: task lists, standing listeners.
+# --- incast:2: each guest receives from the next two at once.
 t=$(date +%s%N)
-mesh "$tmp/agents.json" --key-file "$tmp/key" --size 65536 --iters 50 --schedule agents
-[ "$rc" = 0 ] || fail "agents' schedule: exit $rc: $(cat "$tmp/agents.json.err")"
-check "$tmp/agents.json" 'len(probes) == 12 and all(p["result"]["status"] == "ok" and p["result"]["gbps"] > 0 for p in probes) and len({cell(p) for p in probes}) == 12' ||
-	fail "agents' schedule: not 12 measured directed pairs"
-ok "agents' schedule over 4 agents: 12 directed results over rxe in $(since "$t") s"
+mesh "$tmp/incast.json" --key-file "$tmp/key" --size 65536 --iters 50 --pattern incast:2
+[ "$rc" = 0 ] || fail "incast:2: exit $rc: $(cat "$tmp/incast.json.err")"
+check "$tmp/incast.json" 'len(probes) == 8 and all(p["result"]["status"] == "ok" and p["result"]["gbps"] > 0 for p in probes) and len({cell(p) for p in probes}) == 8' ||
+	fail "incast:2: not 8 measured directed pairs"
+ok "incast:2 over 4 agents: 8 directed results over rxe in $(since "$t") s"
+
+# --- --bidir: both directions of each pair at once, 12 results in 3 steps.
+t=$(date +%s%N)
+mesh "$tmp/bidir.json" --key-file "$tmp/key" --size 65536 --iters 50 --bidir
+[ "$rc" = 0 ] || fail "--bidir: exit $rc: $(cat "$tmp/bidir.json.err")"
+check "$tmp/bidir.json" 'len(probes) == 12 and all(p["result"]["status"] == "ok" and p["result"]["gbps"] > 0 for p in probes) and len({cell(p) for p in probes}) == 12' ||
+	fail "--bidir: not 12 measured directed pairs"
+ok "bidirectional full mesh over 4 agents: 12 directed results over rxe in $(since "$t") s"
 
 # --- n3 rate-limited: the slowest of its row and its column.
 "$ROCELAB" impair n3 rate=5mbit || fail "impair n3"

@@ -42,6 +42,15 @@ static void test_plan(void **state)
 	assert_int_equal(q.n_nics, 2);
 	assert_string_equal(q.nics[1].device, "mlx5_1");
 	assert_int_equal(q.nics[1].port, 2);
+	assert_int_equal(q.lanes, 1); /* absent: one listener per NIC */
+	p.lanes = 3;
+	assert_int_equal(ag_plan_encode(&p, buf, sizeof(buf), &len), 0);
+	assert_int_equal(ag_plan_decode(buf, len, &q), 0);
+	assert_int_equal(q.lanes, 3);
+	p.lanes = AG_MAX_LANES + 1;
+	assert_int_equal(ag_plan_encode(&p, buf, sizeof(buf), &len), 0);
+	assert_int_equal(ag_plan_decode(buf, len, &q), -EBADMSG);
+	p.lanes = 1;
 	/* A short key, no NICs, a transport out of range: refused. */
 	assert_int_equal(ag_plan_decode(buf, 8, &q), -EBADMSG);
 	p.n_nics = 0;
@@ -76,6 +85,10 @@ static void test_tasks(void **state)
 		t[i].nic = i % 4;
 		snprintf(t[i].peer, sizeof(t[i].peer), "10.0.%u.%u", i / 256, i % 256);
 		t[i].peer_port = 30000 + i;
+		/* Groups of 3 consecutive ids, each member on its own lane. */
+		t[i].group = t[i].id - i % 3;
+		t[i].lane = (uint8_t)(i % 3);
+		t[i].ahead = i % 7;
 		if (i % 5 == 0) {
 			strcpy(t[i].peer_device, "rxe0");
 			t[i].peer_ib_port = 1;
@@ -94,7 +107,20 @@ static void test_tasks(void **state)
 		assert_string_equal(u[i].peer, t[i].peer);
 		assert_int_equal(u[i].peer_port, t[i].peer_port);
 		assert_string_equal(u[i].peer_device, t[i].peer_device);
+		assert_int_equal(u[i].group, t[i].group);
+		assert_int_equal(u[i].lane, t[i].lane);
+		assert_int_equal(u[i].ahead, t[i].ahead);
 	}
+	/* A group after its member, a lane out of range: refused. */
+	t[0].group = t[0].id + 1;
+	assert_int_equal(ag_tasks_encode(t, 1, buf, sizeof(buf), &len), 0);
+	assert_int_equal(ag_tasks_decode(buf, len, u, 1, &n), -EBADMSG);
+	t[0].group = t[0].id - 1;
+	t[0].lane = AG_MAX_LANES;
+	assert_int_equal(ag_tasks_encode(t, 1, buf, sizeof(buf), &len), 0);
+	assert_int_equal(ag_tasks_decode(buf, len, u, 1, &n), -EBADMSG);
+	t[0].lane = 0;
+	t[0].group = t[0].id;
 	/* More than the reader's room, a role or port out of range: refused. */
 	assert_int_equal(ag_tasks_decode(buf, len, u, 10, &n), -EBADMSG);
 	t[0].role = 2;
@@ -129,6 +155,8 @@ static void test_results(void **state)
 		r[i].lat_p50_us = NAN;
 		r[i].lat_p99_us = 3.25;
 		r[i].seconds = 0.5;
+		r[i].ago = 0.125;
+		r[i].start_ago = 0.5;
 		/* The worst case: every counter the frame can hold still fits. */
 		r[i].n_ctr = AG_MAX_CTRS;
 		for (unsigned int k = 0; k < AG_MAX_CTRS; k++)
@@ -146,11 +174,15 @@ static void test_results(void **state)
 		assert_true(s[i].gbps == r[i].gbps && isnan(s[i].lat_p50_us) && s[i].lat_p99_us == 3.25);
 		assert_int_equal(s[i].n_ctr, AG_MAX_CTRS);
 		assert_int_equal(s[i].ctr[5].value, r[i].ctr[5].value);
+		assert_true(s[i].ago == 0.125 && s[i].start_ago == 0.5);
 	}
 	assert_int_equal(ag_tres_encode(r, 0, false, buf, sizeof(buf), &len), 0);
 	assert_int_equal(ag_tres_decode(buf, len, s, 1, &n, &last), 0);
 	assert_int_equal(n, 0);
 	assert_false(last);
+	r[0].ago = -1;
+	assert_int_equal(ag_tres_encode(r, 1, false, buf, sizeof(buf), &len), 0);
+	assert_int_equal(ag_tres_decode(buf, len, s, 1, &n, &last), 0); /* not sent: only > 0 goes */
 	r[0].status = 99;
 	assert_int_equal(ag_tres_encode(r, 1, false, buf, sizeof(buf), &len), 0);
 	assert_int_equal(ag_tres_decode(buf, len, s, 1, &n, &last), -EBADMSG);

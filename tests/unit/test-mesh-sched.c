@@ -627,6 +627,53 @@ static void test_pairs(void **state)
 }
 
 /* Host a has rails 0, 1, 2; b has 0 and 2; c has only 1 (set explicitly). */
+static double unit_one(void *arg, uint32_t unit, bool retest)
+{
+	(void)arg;
+	(void)unit;
+	(void)retest;
+	return 1.0;
+}
+
+/* Bidirectional full mesh: each unit a NIC pair and its reverse, every
+ * ordered pair once, and n-1 steps (n for odd n) instead of 2(n-1). */
+static void test_full_bidir(void **state)
+{
+	(void)state;
+	for (unsigned int n = 2; n <= 40; n += stride())
+		for (unsigned int rails = 1; rails <= 2; rails++) {
+			struct rck_mesh *m = make_mesh(n, rails);
+			struct mesh_plan_opts o = {.pattern = MESH_PATTERN_FULL, .rails = MESH_RAILS_SAME, .bidir = true};
+			struct mesh_sim_opts so = {.duration = unit_one, .dead_host = -1};
+			struct mesh_sim_stats st;
+			struct mesh_sched *sc;
+			struct mesh_plan *p;
+			uint8_t *seen = calloc((size_t)n * rails * n * rails, 1);
+			char err[256];
+
+			assert_int_equal(mesh_plan_build(m, &o, &p, err, sizeof(err)), 0);
+			assert_int_equal(p->n_tasks, (size_t)n * (n - 1) * rails);
+			assert_int_equal(p->n_units, p->n_tasks / 2);
+			for (size_t u = 0; u < p->n_units; u++) {
+				const struct mesh_task *t = &p->tasks[p->units[u].first_task];
+
+				assert_int_equal(p->units[u].n_tasks, 2);
+				assert_int_equal(t[0].src, t[1].dst);
+				assert_int_equal(t[0].dst, t[1].src);
+				for (int k = 0; k < 2; k++)
+					assert_int_equal(seen[(size_t)t[k].src * n * rails + t[k].dst]++, 0);
+			}
+			assert_int_equal(mesh_sched_new(p, 0, &sc), 0);
+			assert_int_equal(mesh_sim_run(sc, &so, &st), 0);
+			if (st.makespan != (n % 2 ? (double)n : (double)(n - 1)))
+				fail_msg("n=%u rails=%u: bidir makespan %.1f", n, rails, st.makespan);
+			mesh_sched_free(sc);
+			mesh_plan_free(p);
+			rck_mesh_free(m);
+			free(seen);
+		}
+}
+
 static void test_unequal_rails(void **state)
 {
 	static const int rails[3][3] = {{0, 1, 2}, {0, 2, -1}, {1, -1, -1}};
@@ -698,6 +745,7 @@ int main(void)
 		cmocka_unit_test(test_quick),
 		cmocka_unit_test(test_pairs),
 		cmocka_unit_test(test_unequal_rails),
+		cmocka_unit_test(test_full_bidir),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -371,6 +371,13 @@ int rck_mesh_config_set_key(struct rck_mesh_config *c, const uint8_t *key, size_
  */
 int rck_mesh_config_set_pattern(struct rck_mesh_config *c, const char *pattern, const char *pairs,
 				size_t len, const char *name);
+/** Bidirectional probes with the full pattern: both directions of a NIC
+ * pair run at once (a full mesh in n-1 steps instead of 2(n-1)), each
+ * still its own cell with its own counter deltas, but each end's deltas
+ * then hold the other direction's traffic too, and both directions share
+ * the link: off by default. Other patterns ignore it. 0 or -EINVAL. Not
+ * thread-safe on one config. */
+int rck_mesh_config_set_bidir(struct rck_mesh_config *c, bool bidir);
 /** "same", "all" or "device:NAME". 0, -EINVAL, -ENOMEM. */
 int rck_mesh_config_set_rails(struct rck_mesh_config *c, const char *rails);
 /**
@@ -403,25 +410,21 @@ void rck_mesh_config_set_suspect(struct rck_mesh_config *c, rck_mesh_suspect_fn 
  * or a NULL @fn: never). */
 void rck_mesh_config_set_retest(struct rck_mesh_config *c, rck_mesh_retest_fn fn, void *data,
 				unsigned int passes);
-/** Who runs the sweep's main pass (rck_mesh_config_set_schedule()). */
+/** Kept for one release; both values run the one engine: the agents run
+ * every probe (the plan, incast groups, suspects' retests, retest passes)
+ * from task lists against each other's standing probe listeners
+ * (connections authenticated by a per-sweep random key and bound to their
+ * task), reporting results in batches; the coordinator plans, merges both
+ * ends' reports and reacts to deaths and cancels (docs/mesh.md). Agents
+ * older than the task lists close the session on them: their hosts are
+ * marked unreachable with a message naming the feature. */
 enum rck_mesh_schedule {
-	/** The coordinator starts every probe (SERVE, then RUN) as its NICs
-	 * free up: the default. */
 	RCK_MESH_SCHEDULE_COORDINATOR = 0,
-	/** The agents run the plan: each gets its task list up front and runs
-	 * each NIC's tasks in plan order against its peers' standing probe
-	 * listeners (connections authenticated by a per-sweep random key and
-	 * bound to their task), reporting results in batches; the coordinator
-	 * only merges both ends' reports. Far less coordinator work per
-	 * probe (docs/mesh.md). Plans with incast groups are refused. Agents
-	 * older than this close the session on it: their hosts are marked
-	 * unreachable with a message naming the feature. Suspect retests and
-	 * retest passes stay coordinator-driven. */
 	RCK_MESH_SCHEDULE_AGENTS = 1,
 };
 
-/** Set who runs the main pass (default RCK_MESH_SCHEDULE_COORDINATOR).
- * 0 or -EINVAL. Not thread-safe on one config. */
+/** Deprecated, no effect: 0 for either value, -EINVAL for others. Not
+ * thread-safe on one config. */
 int rck_mesh_config_set_schedule(struct rck_mesh_config *c, enum rck_mesh_schedule schedule);
 
 /** Stop a running rck_mesh_run() soon: what has not run is recorded

@@ -83,8 +83,7 @@ int rck_preflight_config_set_key(struct rck_preflight_config *c, const uint8_t *
 int rck_preflight_config_set_thresholds(struct rck_preflight_config *c, const struct rck_thresholds *th);
 /** Tests, a bit mask of 1 << enum rck_mesh_test. 0 or -EINVAL. */
 int rck_preflight_config_set_tests(struct rck_preflight_config *c, unsigned int mask);
-/** Who runs the sweep's main pass (rck_mesh_config_set_schedule(),
- * default RCK_MESH_SCHEDULE_COORDINATOR). 0 or -EINVAL. Not thread-safe on
+/** Deprecated, no effect (rck_mesh_config_set_schedule()). 0 or -EINVAL. Not thread-safe on
  * one config. */
 int rck_preflight_config_set_schedule(struct rck_preflight_config *c, enum rck_mesh_schedule schedule);
 /** "same", "all" or "device:NAME" (rck_mesh_config_set_rails()). 0, -EINVAL, -ENOMEM. */
