@@ -42,6 +42,7 @@ enum th_key {
 	TH_DRAIN_MAX_FRACTION,
 	TH_NOISE_MAX,
 	TH_NIC_RETEST_LINKS,
+	TH_NOISE_BUDGET_S,     /* the preflight's, not the analysis's */
 	TH_COUNT
 };
 

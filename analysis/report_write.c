@@ -5,9 +5,12 @@
 
 #include "analysis_int.h"
 #include "emit.h"
+#include "units.h"
 
 static void write_links(struct emit *e, const struct rck_report_links *l)
 {
+	char rate[32];
+
 	emit_obj_open(e, "links");
 	emit_u64(e, "samples", NULL, l->samples);
 	emit_u64(e, "ok", NULL, l->ok);
@@ -24,13 +27,13 @@ static void write_links(struct emit *e, const struct rck_report_links *l)
 		return;
 	emit_text(e, "%u link samples, %u ok, %u failed", l->samples, l->ok, l->failed);
 	if (l->centre_gbps > 0)
-		emit_text(e, "; fabric median %.1f Gb/s (noise %.1f%%)", l->centre_gbps,
+		emit_text(e, "; fabric median %s (noise %.1f%%)", units_rate(rate, sizeof(rate), l->centre_gbps),
 			  100 * l->noise_cv);
 	if (l->median_lat_us > 0)
 		emit_text(e, "; median latency %.2f us", l->median_lat_us);
 	if (l->suspects)
-		emit_text(e, "; %u suspects: %u confirmed, %u cleared, %u inconclusive", l->suspects,
-			  l->confirmed, l->cleared, l->inconclusive);
+		emit_text(e, "; %u %s: %u confirmed, %u cleared, %u inconclusive", l->suspects,
+			  l->suspects == 1 ? "suspect" : "suspects", l->confirmed, l->cleared, l->inconclusive);
 	emit_text(e, "\n");
 }
 

@@ -105,7 +105,8 @@ int rck_preflight_config_set_retest_passes(struct rck_preflight_config *c, unsig
  * then are recorded skipped and judged as failed. 0 or -EINVAL. */
 int rck_preflight_config_set_deadline(struct rck_preflight_config *c, double seconds);
 
-/** Phases of a preflight, in order. */
+/** Phases of a preflight, in order; a sweep run again because the fabric
+ * was too noisy to judge (noise_budget_s) starts over at launch. */
 enum rck_preflight_phase {
 	RCK_PREFLIGHT_LAUNCH = 0, /**< starting agents through the launcher */
 	RCK_PREFLIGHT_SWEEP,      /**< host checks and the sweep */
@@ -186,8 +187,12 @@ struct rck_preflight_timings {
 	unsigned int probes;   /**< probe cells of the sweep */
 	unsigned int retests;  /**< retest attempts recorded */
 	unsigned int passes;   /**< retest passes run */
+	/** Sweeps run again with probes twice as long because the fabric was
+	 * too noisy to judge (inconclusive), within noise_budget_s. */
+	unsigned int noise_sweeps;
 };
-/** Fill @t. Returns 0 or -EINVAL. */
+/** Fill @t (up to @t->size bytes: a caller built against an older, shorter
+ * struct gets its fields). Returns 0 or -EINVAL. */
 int rck_preflight_timings(const struct rck_preflight *p, struct rck_preflight_timings *t);
 
 /**
