@@ -171,6 +171,16 @@ rc=$?
 [ $rc -eq 1 ] && grep -q "drain-cmd" "$tmp/err"
 check "a failing drain command is reported, the verdict stays ($rc)" $?
 
+# Noise above noise_max: inconclusive, exit 3, nothing drained, a slow
+# NIC and its retests notwithstanding.
+printf 'noise_max = 0.001\n' >"$tmp/quiet.conf"
+rm -f "$tmp/drained"
+out=$($WRAP "$rck" preflight --from-mesh "$tmp/nic.json" --config "$tmp/quiet.conf" --drain-cmd "$tmp/drain {host}")
+rc=$?
+[ $rc -eq 3 ] && [ ! -e "$tmp/drained" ] && ! grep -q '^drain ' <<<"$out" &&
+	[[ $(head -1 <<<"$out") == *", inconclusive, nothing drained: fabric noise "*" above noise_max 0.1%"* ]]
+check "too noisy to judge: exit 3, nothing drained ($rc: $(head -1 <<<"$out"))" $?
+
 # A NIC slow in the first pass, never retested: a suspect with its
 # evidence, never drained (a single pass, however deep, confirms nothing).
 mesh 6 nicfirst:4:50 >"$tmp/nicfirst.json"
