@@ -82,6 +82,14 @@ int pf_judge(const struct rck_preflight_config *c, const struct rck_mesh *m, str
 		rc = rck_analysis_new(th, &a);
 	if (!rc)
 		rc = rck_analysis_add_mesh(a, m);
+	/* Spares are judged, never drained nor counted by the breaker (the
+	 * analysis numbers the mesh's hosts as the mesh does). */
+	for (unsigned int i = 0; !rc && i < rck_hostlist_count(c->spares); i++) {
+		unsigned int h;
+
+		if (!rck_mesh_find_host(m, rck_hostlist_get(c->spares, i), &h))
+			rc = rck_analysis_set_spare(a, h, true);
+	}
 	if (!rc)
 		rc = rck_analysis_run(a, out);
 	rck_analysis_free(a);

@@ -108,8 +108,8 @@ rc=$?
 [ $rc -eq 1 ] && grep -qx 'replace h4 with h8' <<<"$out" && [ "$(grep -c '^replace' <<<"$out")" -eq 1 ]
 check "--spares: h4 replaced by the healthy spare h8 ($rc: $(grep '^replace' <<<"$out"))" $?
 # Two bad hosts of ten: past the circuit breaker's default (a tenth), so
-# these allow a fifth.
-printf 'drain_max_fraction = 0.2\n' >"$tmp/two.conf"
+# these allow a quarter.
+printf 'drain_max_fraction = 0.25\n' >"$tmp/two.conf"
 mesh 10 nic:4:50 nic:8:50 >"$tmp/spare2.json"
 out=$($WRAP "$rck" -j preflight --from-mesh "$tmp/spare2.json" --spares h8,h9 --config "$tmp/two.conf")
 rc=$?

@@ -371,6 +371,28 @@ static void test_circuit_breaker(void **state)
 	synth_fini(&s);
 	rck_thresholds_free(th);
 
+	/* Spares are judged, never drained nor counted: two of the three bad
+	 * ones spares, 18 hosts left, one drained. */
+	{
+		struct rck_analysis *a;
+
+		fabric(&s, factor, 20, 0.02, 41, bad, 3, 0.5);
+		assert_int_equal(synth_run(&s, NULL, RCK_LINK_RETEST_MAX + 2, &r, NULL, NULL), 0);
+		rck_report_free(r);
+		assert_int_equal(synth_analysis(&s, NULL, &a), 0);
+		assert_int_equal(rck_analysis_set_spare(a, 9, true), 0);
+		assert_int_equal(rck_analysis_set_spare(a, 14, true), 0);
+		assert_int_equal(rck_analysis_set_spare(a, 20, true), -EINVAL);
+		assert_int_equal(rck_analysis_run(a, &r), 0);
+		assert_int_equal(rck_report_drain_count(r), 1);
+		assert_int_equal(rck_report_drain(r, 0, &host, NULL), 0);
+		assert_string_equal(host, "n0003");
+		assert_int_equal(rck_report_held_count(r), 0);
+		rck_report_free(r);
+		rck_analysis_free(a);
+		synth_fini(&s);
+	}
+
 	/* At least one host may always be drained: a fraction of 0 on 4 hosts. */
 	th = th_with("drain_max_fraction", 0);
 	fabric(&s, factor, 8, 0.02, 43, bad, 1, 0.5);
