@@ -42,6 +42,10 @@ enum th_key {
 	TH_PCIE_MIN_READ_REQ,            /* lint_pci.c */
 	TH_PCIE_AER_MIN,
 	TH_PCIE_GPU_NIC_MAX,
+	TH_DRAIN_MAX_FRACTION,
+	TH_NOISE_MAX,
+	TH_NIC_RETEST_LINKS,
+	TH_NOISE_BUDGET_S,     /* the preflight's, not the analysis's */
 	TH_COUNT
 };
 
@@ -53,6 +57,7 @@ struct rck_thresholds {
 struct an_host {
 	char *name;
 	char *unreachable;               /* reason, NULL when reachable */
+	bool spare;                      /* judged, never drained */
 	const struct rck_inventory *inv; /* borrowed */
 	const struct rck_delta *delta;   /* borrowed */
 	unsigned int first_nic, n_nics;  /* NICs are added host by host or not: see nic_host */
@@ -117,6 +122,7 @@ struct rck_finding {
 	enum rck_entity entity;
 	char *host, *nic, *peer_host, *peer_nic;
 	char *reason;
+	bool suspect;                     /* unconfirmed NIC/host: never drained */
 	unsigned int n_values;
 	const char *keys[AN_VALUES_MAX];  /* static strings */
 	double values[AN_VALUES_MAX];
@@ -127,9 +133,16 @@ struct an_retest {
 	unsigned int src, dst;
 };
 
+struct an_drain {
+	char *host, *reason;
+};
+
 struct rck_report {
 	enum rck_verdict verdict;
 	char *error;
+	char *noisy;                      /* why inconclusive, NULL: decided */
+	struct an_drain *drains, *held;
+	unsigned int n_drains, n_held;
 	struct rck_finding *findings;
 	unsigned int n_findings, cap_findings;
 	struct an_retest *retests;
@@ -149,6 +162,11 @@ void an_value(struct rck_finding *f, const char *key, double v);
 void an_retest_add(struct rck_report *r, enum rck_link_test test, unsigned int src, unsigned int dst);
 /* Sort findings (severity, code, host, nic, peer) and set the verdict. */
 void an_finish(struct rck_report *r);
+/* verdict.c: after an_finish(), the hosts to drain with the circuit
+ * breaker over @n_hosts hosts (its finding added, verdict set again). */
+void an_plan_drains(const struct rck_analysis *a, struct rck_report *r);
+/* Free the drain lists. */
+void an_drains_free(struct rck_report *r);
 
 /* An empty report, and a finding copied into one (strings and values), for
  * the host sweeps that combine reports. NULL on ENOMEM (kept in r->err). */
@@ -179,6 +197,39 @@ void an_check_pcie(const struct rck_analysis *a, struct rck_report *r);   /* lin
 void an_check_links(const struct rck_analysis *a, struct rck_report *r, uint8_t *bad);
 void an_check_link_counters(const struct rck_analysis *a, struct rck_report *r,
 			    const uint8_t *bad);                          /* link_counters.c */
+
+struct an_groups;
+/* ---- confirmation of NICs (confirm.c) ---- */
+/* Bandwidth references of each link (indexed by link number): centre,
+ * spread (Gb/s) and floor; the sequential test's bounds. */
+struct an_bw_ref {
+	const double *c, *sig, *fl;
+	double lnA, lnB;
+};
+enum an_conf { AN_CLEARED = 0, AN_SUSPECT, AN_CONFIRMED };
+/* What a NIC's decision rests on. */
+struct an_evidence {
+	unsigned int links, retests;   /* links judged, retests of them measured */
+	double llr, bound;             /* the test's sum and confirmation bound (bw) */
+	double retest_ratio;           /* median retest over its floor/limit; NaN none */
+	bool undecided;                /* suspect with no retest left to ask */
+};
+/* The SPRT of one link: midpoint and slope of its log likelihood ratio
+ * (centre @c, spread @sig and floor @fl in Gb/s). */
+void an_sprt_link(const struct rck_analysis *a, double c, double sig, double fl, double *mid,
+		  double *k);
+/* Decide NIC @nic on its row (@row: as sender) and/or column links of @g:
+ * bandwidth with @ref, latency (@ref NULL) against @lat_limit. A suspect
+ * gets retests of its links asked in @r. */
+enum an_conf an_confirm_nic(const struct rck_analysis *a, struct rck_report *r,
+			    const struct an_groups *g, unsigned int nic, bool row, bool col,
+			    const struct an_bw_ref *ref, double lat_limit, struct an_evidence *ev);
+
+/* The NIC finding of @n (links.c's attribution): confirmed (degraded) or
+ * suspect (warning, not drained), its medians, ratios and evidence. */
+void an_nic_finding(const struct rck_analysis *a, struct rck_report *r, unsigned int n, bool lat,
+		    double rmed, double cmed, double rq, double cq, double centre, uint32_t rn,
+		    uint32_t cn, enum an_conf conf, const struct an_evidence *ev);
 
 /* ---- shared helpers (stats.c) ---- */
 /* Median of @n doubles; reorders @v. 0 for n == 0. O(n). */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analysis_int.h"
+#include "units.h"
 
 /*
  * Why a sequential test. With a noise of 2% (coefficient of variation), a
@@ -262,27 +263,32 @@ static void explain_away(const struct rck_analysis *a, const struct an_groups *g
 /*
  * NICs most of whose links (as sender or as receiver) are beyond their
  * limit: the median of the row or column, each link over its own limit,
- * is past 1. A host with several NICs, most of them degraded, is one host
- * finding instead. @lim: each bandwidth link's floor; NULL for latency,
- * whose limit is factor x @centre (above it is bad).
+ * is past 1. Each such NIC is then decided on its own measurements
+ * (confirm.c): confirmed, suspect (retests asked) or cleared. A host with
+ * several NICs, most of them degraded, is one host finding instead,
+ * confirmed when most are confirmed. @ref: each bandwidth link's centre,
+ * spread and floor; NULL for latency, whose limit is factor x @centre
+ * (above it is bad). NICs confirmed or suspect go into @bad.
  */
 static void attribute(const struct rck_analysis *a, struct rck_report *r, const uint8_t *take,
-		      const double *lim, double centre, uint8_t *bad)
+		      const struct an_bw_ref *ref, double centre, uint8_t *bad)
 {
 	double min = an_th(a, TH_ATTRIBUTION_MIN_LINKS), factor = an_th(a, TH_LINK_LATENCY_FACTOR);
-	double *rmed = calloc(a->n_nics ? a->n_nics : 1, sizeof(double));
-	double *cmed = calloc(a->n_nics ? a->n_nics : 1, sizeof(double));
-	double *rq = calloc(a->n_nics ? a->n_nics : 1, sizeof(double));
-	double *cq = calloc(a->n_nics ? a->n_nics : 1, sizeof(double));
+	const double *lim = ref ? ref->fl : NULL;
+	size_t nn = a->n_nics ? a->n_nics : 1, nh = a->n_hosts ? a->n_hosts : 1;
+	double *rmed = calloc(nn, sizeof(double)), *cmed = calloc(nn, sizeof(double));
+	double *rq = calloc(nn, sizeof(double)), *cq = calloc(nn, sizeof(double));
 	bool lat = !lim;
-	uint8_t *deg = calloc(a->n_nics ? a->n_nics : 1, 1);
-	unsigned int *with = calloc(a->n_hosts ? a->n_hosts : 1, sizeof(unsigned int));
-	unsigned int *ndeg = calloc(a->n_hosts ? a->n_hosts : 1, sizeof(unsigned int));
+	uint8_t *deg = calloc(nn, 1), *side = calloc(nn, 1), *conf = calloc(nn, 1);
+	struct an_evidence *ev = calloc(nn, sizeof(*ev));
+	unsigned int *with = calloc(nh, sizeof(unsigned int)), *ndeg = calloc(nh, sizeof(unsigned int));
+	unsigned int *nconf = calloc(nh, sizeof(unsigned int));
 	double *scratch = NULL;
 	struct an_groups g = {0};
 	uint32_t maxg = 1;
 
-	if (!rmed || !cmed || !rq || !cq || !deg || !with || !ndeg || an_groups_build(a, take, &g))
+	if (!rmed || !cmed || !rq || !cq || !deg || !side || !conf || !ev || !with || !ndeg || !nconf ||
+	    an_groups_build(a, take, &g))
 		goto oom;
 	for (unsigned int n = 0; n < a->n_nics; n++) {
 		uint32_t rn = g.row_start[n + 1] - g.row_start[n], cn = g.col_start[n + 1] - g.col_start[n];
@@ -308,11 +314,17 @@ static void attribute(const struct rck_analysis *a, struct rck_report *r, const 
 		rbad = rn >= min && (lat ? rq[n] > 1 : rq[n] < 1);
 		cbad = cn >= min && (lat ? cq[n] > 1 : cq[n] < 1);
 		deg[n] = rbad || cbad;
+		side[n] = (uint8_t)(rbad | cbad << 1);
 	}
 	explain_away(a, &g, lim, lat ? factor * centre : 0, rq, cq, deg, scratch);
 	for (unsigned int n = 0; n < a->n_nics; n++) {
 		uint32_t rn = g.row_start[n + 1] - g.row_start[n], cn = g.col_start[n + 1] - g.col_start[n];
 
+		if (deg[n]) {
+			conf[n] = (uint8_t)an_confirm_nic(a, r, &g, n, side[n] & 1, side[n] & 2, ref,
+							  factor * centre, &ev[n]);
+			deg[n] = conf[n] != AN_CLEARED;
+		}
 		/* Bandwidth medians in Gb/s only for the reason of a finding. */
 		if (!lat && deg[n]) {
 			rmed[n] = rn ? group_median(a, g.row_idx + g.row_start[n], rn, NULL, scratch) : NAN;
@@ -321,18 +333,24 @@ static void attribute(const struct rck_analysis *a, struct rck_report *r, const 
 		if (rn + cn)
 			with[a->nics[n].host]++;
 		ndeg[a->nics[n].host] += deg[n];
+		nconf[a->nics[n].host] += deg[n] && conf[n] == AN_CONFIRMED;
 	}
 	for (unsigned int h = 0; h < a->n_hosts; h++) {
 		struct rck_finding *f;
+		bool confirmed = 2 * nconf[h] > with[h];
 
 		if (with[h] < 2 || 2 * ndeg[h] <= with[h])
 			continue;
-		f = an_add(r, RCK_FINDING_HOST_DEGRADED, RCK_SEVERITY_DEGRADED, RCK_ENTITY_HOST,
+		f = an_add(r, RCK_FINDING_HOST_DEGRADED,
+			   confirmed ? RCK_SEVERITY_DEGRADED : RCK_SEVERITY_WARNING, RCK_ENTITY_HOST,
 			   a->hosts[h].name, NULL, NULL, NULL,
-			   "%u of its %u probed NICs have most of their links %s", ndeg[h], with[h],
-			   lat ? "slow to answer" : "below the floor");
+			   "%u of its %u probed NICs have most of their links %s; %u of them confirmed by "
+			   "retests", ndeg[h], with[h], lat ? "slow to answer" : "below the floor", nconf[h]);
+		if (f)
+			f->suspect = !confirmed;
 		an_value(f, "nics_degraded", ndeg[h]);
 		an_value(f, "nics", with[h]);
+		an_value(f, "nics_confirmed", nconf[h]);
 		for (unsigned int n = 0; n < a->n_nics; n++)
 			if (a->nics[n].host == h && deg[n]) {
 				bad[n] = 1;
@@ -340,30 +358,12 @@ static void attribute(const struct rck_analysis *a, struct rck_report *r, const 
 			}
 	}
 	for (unsigned int n = 0; n < a->n_nics; n++) {
-		uint32_t rn = g.row_start[n + 1] - g.row_start[n], cn = g.col_start[n + 1] - g.col_start[n];
-		struct rck_finding *f;
-
 		if (!deg[n])
 			continue;
 		bad[n] = 1;
-		if (lat)
-			f = an_add_nic(r, a, n, RCK_FINDING_NIC_DEGRADED, RCK_SEVERITY_DEGRADED,
-				       "latency p50 median %.2f us from it, %.2f us to it, over %.2f us "
-				       "(%g x the fabric median %.2f us)",
-				       rmed[n], cmed[n], factor * centre, factor, centre);
-		else
-			f = an_add_nic(r, a, n, RCK_FINDING_NIC_DEGRADED, RCK_SEVERITY_DEGRADED,
-				       "median %.1f Gb/s from it, %.1f Gb/s to it: %.2f and %.2f of "
-				       "their floors (fabric median %.1f Gb/s)", rmed[n], cmed[n], rq[n],
-				       cq[n], centre);
-		/* An empty row or column is NaN: left out of the numbers. */
-		an_value(f, lat ? "from_median_us" : "from_median_gbps", rmed[n]);
-		an_value(f, lat ? "to_median_us" : "to_median_gbps", cmed[n]);
-		an_value(f, "from_ratio_to_limit", rq[n]);
-		an_value(f, "to_ratio_to_limit", cq[n]);
-		an_value(f, lat ? "fabric_median_us" : "fabric_median_gbps", centre);
-		an_value(f, "links_from", rn);
-		an_value(f, "links_to", cn);
+		an_nic_finding(a, r, n, lat, rmed[n], cmed[n], rq[n], cq[n], centre,
+			    g.row_start[n + 1] - g.row_start[n], g.col_start[n + 1] - g.col_start[n],
+			    (enum an_conf)conf[n], &ev[n]);
 	}
 	goto out;
 oom:
@@ -376,8 +376,12 @@ out:
 	free(rq);
 	free(cq);
 	free(deg);
+	free(side);
+	free(conf);
+	free(ev);
 	free(with);
 	free(ndeg);
+	free(nconf);
 }
 
 /* One fabric finding when most links sit below their absolute floor, or the
@@ -387,6 +391,7 @@ static bool fabric_slow(const struct rck_analysis *a, struct rck_report *r, cons
 {
 	size_t known = 0, slow = 0;
 	double lm, abs_ = an_th(a, TH_LINK_ABS_FLOOR);
+	char u[2][32];
 	struct rck_finding *f;
 
 	for (size_t i = 0; i < a->n_links; i++) {
@@ -405,8 +410,8 @@ static bool fabric_slow(const struct rck_analysis *a, struct rck_report *r, cons
 		return false;
 	f = an_add(r, RCK_FINDING_FABRIC_SLOW, RCK_SEVERITY_DEGRADED, RCK_ENTITY_FABRIC, NULL, NULL,
 		   NULL, NULL,
-		   "%zu of %zu links below %g of their line rate; fabric median %.1f Gb/s of %.1f Gb/s",
-		   slow, known, abs_, centre, lm);
+		   "%zu of %zu links below %g of their line rate; fabric median %s of %s",
+		   slow, known, abs_, units_rate(u[0], 32, centre), units_rate(u[1], 32, lm));
 	an_value(f, "links_slow", (double)slow);
 	an_value(f, "links", (double)known);
 	an_value(f, "fabric_median_gbps", centre);
@@ -430,6 +435,7 @@ static void judge_bw(const struct rck_analysis *a, struct rck_report *r, const s
 		     const struct bw_ctx *b)
 {
 	double c, sig, fl, alt, gap, mid, screen, k, s, sum;
+	char u[3][32];
 	unsigned int m = 1;
 	struct rck_finding *f;
 	bool plain;
@@ -475,8 +481,9 @@ static void judge_bw(const struct rck_analysis *a, struct rck_report *r, const s
 			an_retest_add(r, RCK_LINK_TEST_BW, l->src, l->dst);
 		if (l->value < fl) {
 			f = an_add_link(r, a, l, RCK_FINDING_LINK_SLOW, RCK_SEVERITY_WARNING,
-					"%.1f Gb/s, below the floor %.1f Gb/s (fabric median %.1f); "
-					"%s, unconfirmed", l->value, fl, c,
+					"%s, below the floor %s (fabric median %s); %s, unconfirmed",
+					units_rate(u[0], 32, l->value), units_rate(u[1], 32, fl),
+					units_rate(u[2], 32, c),
 					l->n_retests ? "its retests failed" : "not retested");
 			an_value(f, "gbps", l->value);
 			an_value(f, "floor_gbps", fl);
@@ -496,8 +503,9 @@ static void judge_bw(const struct rck_analysis *a, struct rck_report *r, const s
 	if (s >= b->lnA) {
 		r->links.confirmed++;
 		f = an_add_link(r, a, l, RCK_FINDING_LINK_SLOW, RCK_SEVERITY_DEGRADED,
-				"%.1f Gb/s (mean of %u measurements, %u of them retests alone), below "
-				"the floor %.1f Gb/s (fabric median %.1f)", sum / m, m, m - 1, fl, c);
+				"%s (mean of %u measurements, %u of them retests alone), below "
+				"the floor %s (fabric median %s)", units_rate(u[0], 32, sum / m), m, m - 1,
+				units_rate(u[1], 32, fl), units_rate(u[2], 32, c));
 		an_value(f, "gbps", l->value);
 		an_value(f, "mean_gbps", sum / m);
 		an_value(f, "measurements", m);
@@ -571,6 +579,40 @@ static size_t centre_sigma(const struct rck_analysis *a, const uint8_t *take, do
 	return n;
 }
 
+/*
+ * Is the fabric too noisy to judge? Its noise is that of the links left
+ * once the NICs found slow (confirmed or suspect) are set aside: a NIC at
+ * half speed in a small fabric is an eighth of its links and would
+ * otherwise count as noise. When they leave less than half the links, the
+ * noise of all (@sigma) stands. @v is scratch.
+ */
+static void check_noise(const struct rck_analysis *a, struct rck_report *r, const uint8_t *take,
+			const uint8_t *bad, double sigma, double *v)
+{
+	uint8_t *rest = malloc(a->n_links ? a->n_links : 1);
+	size_t all = 0, left = 0;
+	double c, sig;
+
+	if (!rest) {
+		r->err = -ENOMEM;
+		return;
+	}
+	for (size_t i = 0; i < a->n_links; i++) {
+		rest[i] = take[i] && !touches(bad, &a->links[i]);
+		all += take[i];
+		left += rest[i];
+	}
+	if (2 * left >= all && centre_sigma(a, rest, -1, v, &c, &sig))
+		sigma = sig;
+	free(rest);
+	if (sigma > an_th(a, TH_NOISE_MAX) && !r->noisy &&
+	    asprintf(&r->noisy, "fabric noise %.1f%% above noise_max %.1f%%: too high to decide "
+		     "against the floors", 100 * sigma, 100 * an_th(a, TH_NOISE_MAX)) < 0) {
+		r->noisy = NULL;
+		r->err = -ENOMEM;
+	}
+}
+
 /* Line-rate classes with links enough for a centre of their own. */
 static void classes(const struct rck_analysis *a, const uint8_t *take, double *v, struct bw_ctx *b)
 {
@@ -607,7 +649,8 @@ static void classes(const struct rck_analysis *a, const uint8_t *take, double *v
 static void check_bw(const struct rck_analysis *a, struct rck_report *r, uint8_t *bad)
 {
 	struct bw_ctx b = {0};
-	double *v, *lim = NULL;
+	struct an_bw_ref ref;
+	double *v, *lim = NULL, *cen = NULL, *sg = NULL;
 	uint8_t *take;
 	size_t n = take_links(a, bad, RCK_LINK_TEST_BW, &take, &v);
 
@@ -628,8 +671,14 @@ static void check_bw(const struct rck_analysis *a, struct rck_report *r, uint8_t
 	b.lnA = log(1 / an_th(a, TH_LINK_FALSE_ALARM));
 	b.lnB = log(an_th(a, TH_LINK_MISS));
 	b.retests_max = (unsigned int)an_th(a, TH_LINK_RETESTS_MAX);
-	/* Each link's floor, for attribution. */
+	/* Each link's centre, spread and floor, for attribution. */
 	lim = v;
+	cen = malloc((a->n_links ? a->n_links : 1) * sizeof(*cen));
+	sg = malloc((a->n_links ? a->n_links : 1) * sizeof(*sg));
+	if (!cen || !sg) {
+		r->err = -ENOMEM;
+		goto out;
+	}
 	for (size_t i = 0; i < a->n_links; i++) {
 		double c, sig;
 
@@ -637,14 +686,20 @@ static void check_bw(const struct rck_analysis *a, struct rck_report *r, uint8_t
 			continue;
 		class_centre(&b, a->links[i].line_rate, &c, &sig);
 		lim[i] = floor_of(a, c, a->links[i].line_rate);
+		cen[i] = c;
+		sg[i] = sig * c;
 	}
-	attribute(a, r, take, lim, b.centre, bad);
+	ref = (struct an_bw_ref){cen, sg, lim, b.lnA, b.lnB};
+	attribute(a, r, take, &ref, b.centre, bad);
+	check_noise(a, r, take, bad, b.sigma, v);
 	for (size_t i = 0; i < a->n_links; i++)
 		if (take[i] && !touches(bad, &a->links[i]))
 			judge_bw(a, r, &a->links[i], &b);
 out:
 	free(take);
 	free(v);
+	free(cen);
+	free(sg);
 }
 
 static void judge_lat(const struct rck_analysis *a, struct rck_report *r, const struct an_link *l,

@@ -5,9 +5,12 @@
 
 #include "analysis_int.h"
 #include "emit.h"
+#include "units.h"
 
 static void write_links(struct emit *e, const struct rck_report_links *l)
 {
+	char rate[32];
+
 	emit_obj_open(e, "links");
 	emit_u64(e, "samples", NULL, l->samples);
 	emit_u64(e, "ok", NULL, l->ok);
@@ -22,16 +25,36 @@ static void write_links(struct emit *e, const struct rck_report_links *l)
 	emit_obj_close(e);
 	if (!l->samples)
 		return;
-	emit_text(e, "%u link samples, %u ok, %u failed", l->samples, l->ok, l->failed);
+	emit_text(e, "%u link %s, %u ok, %u failed", l->samples, l->samples == 1 ? "sample" : "samples", l->ok,
+		  l->failed);
 	if (l->centre_gbps > 0)
-		emit_text(e, "; fabric median %.1f Gb/s (noise %.1f%%)", l->centre_gbps,
+		emit_text(e, "; fabric median %s (noise %.1f%%)", units_rate(rate, sizeof(rate), l->centre_gbps),
 			  100 * l->noise_cv);
 	if (l->median_lat_us > 0)
 		emit_text(e, "; median latency %.2f us", l->median_lat_us);
 	if (l->suspects)
-		emit_text(e, "; %u suspects: %u confirmed, %u cleared, %u inconclusive", l->suspects,
-			  l->confirmed, l->cleared, l->inconclusive);
+		emit_text(e, "; %u %s: %u confirmed, %u cleared, %u inconclusive", l->suspects,
+			  l->suspects == 1 ? "suspect" : "suspects", l->confirmed, l->cleared, l->inconclusive);
 	emit_text(e, "\n");
+}
+
+/* Hosts to drain or held: JSON always, text only for @text (the drain lines
+ * are the preflight's to print). */
+static void write_drains(struct emit *e, const char *key, const struct an_drain *d, unsigned int n,
+			 const char *text)
+{
+	emit_arr_open(e, key);
+	for (unsigned int i = 0; i < n; i++) {
+		emit_obj_open(e, NULL);
+		if (text)
+			emit_text(e, "%s ", key);
+		emit_str(e, "host", text ? "%s" : NULL, d[i].host);
+		if (text)
+			emit_text(e, " (%s): ", text);
+		emit_str(e, "reason", text ? "%s\n" : NULL, d[i].reason);
+		emit_obj_close(e);
+	}
+	emit_arr_close(e);
 }
 
 void an_write_finding(struct emit *e, const struct rck_finding *f, const char *hold)
@@ -61,6 +84,9 @@ void an_write_finding(struct emit *e, const struct rck_finding *f, const char *h
 	}
 	if (hold)
 		emit_str(e, "hold", "[%s] ", hold);
+	if (f->suspect)
+		emit_text(e, "suspect, not drained: ");
+	emit_bool(e, "suspect", NULL, f->suspect);
 	emit_str(e, "reason", "%s\n", f->reason);
 	emit_obj_open(e, "values");
 	for (unsigned int i = 0; i < f->n_values; i++)
@@ -79,11 +105,11 @@ RCK_EXPORT int rck_report_write(const struct rck_report *r, FILE *out, enum rck_
 	emit_obj_open(e, NULL);
 	emit_str(e, "schema", NULL, "rocecheck.analysis/1");
 	emit_str(e, "verdict", "verdict: %s", rck_verdict_name(r->verdict));
-	if (r->error)
-		emit_str(e, "error", " (%s)", r->error);
+	if (rck_report_error(r))
+		emit_str(e, "error", " (%s)", rck_report_error(r));
 	else
 		emit_null(e, "error", NULL);
-	emit_text(e, "; %u findings", r->n_findings);
+	emit_text(e, "; %u %s", r->n_findings, r->n_findings == 1 ? "finding" : "findings");
 	emit_obj_open(e, "counts");
 	for (int s = RCK_SEVERITY_CRITICAL; s >= RCK_SEVERITY_INFO; s--) {
 		unsigned int n = rck_report_severity_count(r, (enum rck_severity)s);
@@ -96,7 +122,7 @@ RCK_EXPORT int rck_report_write(const struct rck_report *r, FILE *out, enum rck_
 	emit_text(e, "\n");
 	write_links(e, &r->links);
 	if (r->n_retests)
-		emit_text(e, "%u links need a retest\n", r->n_retests);
+		emit_text(e, "%u %s a retest\n", r->n_retests, r->n_retests == 1 ? "link needs" : "links need");
 	emit_arr_open(e, "retest");
 	for (unsigned int i = 0; i < r->n_retests && emit_is_json(e); i++) {
 		emit_obj_open(e, NULL);
@@ -110,6 +136,8 @@ RCK_EXPORT int rck_report_write(const struct rck_report *r, FILE *out, enum rck_
 	for (unsigned int i = 0; i < r->n_findings; i++)
 		an_write_finding(e, &r->findings[i], NULL);
 	emit_arr_close(e);
+	write_drains(e, "drain", r->drains, r->n_drains, NULL);
+	write_drains(e, "held", r->held, r->n_held, "held by the circuit breaker, not drained");
 	emit_obj_close(e);
 	rc = emit_finish(e);
 	emit_free(e);

@@ -50,6 +50,10 @@ static const struct th_def defs[TH_COUNT] = {
 	[TH_PCIE_MIN_READ_REQ] = {"pcie_min_read_req", 512, 128, 4096, true},
 	[TH_PCIE_AER_MIN] = {"pcie_aer_min", 1, 1, 1e15, true},
 	[TH_PCIE_GPU_NIC_MAX] = {"pcie_gpu_nic_max", 2, 0, 4, true},
+	[TH_DRAIN_MAX_FRACTION] = {"drain_max_fraction", 0.1, 0, 1, false},
+	[TH_NOISE_MAX] = {"noise_max", 0.15, 0.001, 10, false},
+	[TH_NIC_RETEST_LINKS] = {"nic_retest_links", 2, 1, 1e6, true},
+	[TH_NOISE_BUDGET_S] = {"noise_budget_s", 60, 0, 86400, false},
 };
 
 RCK_EXPORT int rck_thresholds_new(struct rck_thresholds **out)

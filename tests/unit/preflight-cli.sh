@@ -66,22 +66,27 @@ for p in d["probes"]: p["src"], p["dst"] = n - 1 - p["src"], n - 1 - p["dst"]
 json.dump(d, open(sys.argv[2], "w"))' "$tmp/link.json" "$tmp/reversed.json"
 out=$($WRAP "$rck" preflight --from-mesh "$tmp/reversed.json")
 rc=$?
-[ $rc -eq 1 ] && [[ $(head -1 <<<"$out") == *"1 degraded link: h1 -> h2 40 Gb/s"* ]]
+[ $rc -eq 1 ] && [[ $(head -1 <<<"$out") == *"1 degraded link: h1 -> h2 40.0 Gb/s"* ]]
 check "a sweep whose NIC ids are not in host order loads ($rc: $(head -1 <<<"$out"))" $?
 out=$($WRAP "$rck" preflight --from-mesh "$tmp/healthy.json")
 rc=$?
-[ $rc -eq 0 ] && [[ $(head -1 <<<"$out") == "6 hosts, 30 probes in 30 s, healthy, fabric median 95."* ]]
+[ $rc -eq 0 ] && [[ $(head -1 <<<"$out") == "6 hosts, 30 probes in 30 s, healthy, fabric median 95."*" Gb/s" ]]
 check "healthy recorded sweep: exit 0 ($rc: $(head -1 <<<"$out"))" $?
 out=$($WRAP "$rck" preflight --from-mesh "$tmp/link.json")
 rc=$?
-[ $rc -eq 1 ] && [[ $(head -1 <<<"$out") == "6 hosts, 30 probes in 30 s, 1 degraded link: h1 -> h2 40 Gb/s, fabric median 95."* ]] &&
+[ $rc -eq 1 ] && [[ $(head -1 <<<"$out") == "6 hosts, 30 probes in 30 s, 1 degraded link: h1 -> h2 40.0 Gb/s, fabric median 95."*" Gb/s" ]] &&
 	! grep -q '^drain' <<<"$out"
 check "one slow link: exit 1, named in the summary, nobody drained ($rc: $(head -1 <<<"$out"))" $?
 out=$($WRAP "$rck" preflight --from-mesh "$tmp/nic.json")
 rc=$?
 [ $rc -eq 1 ] && grep -q '^nic_degraded .* h4 mlx5_0/1' <<<"$out" && ! grep -q '^link_slow' <<<"$out" &&
-	grep -q '^drain h4: rocecheck: nic_degraded mlx5_0/1 ' <<<"$out"
-check "one slow NIC: exit 1, the NIC and not its links ($rc: $(head -1 <<<"$out"))" $?
+	grep -q '^drain h4: rocecheck: nic_degraded mlx5_0/1 ' <<<"$out" &&
+	[[ $(head -1 <<<"$out") == "6 hosts, 30 probes in 30 s, drain h4 (nic_degraded mlx5_0/1: median 50.0 Gb/s from it, "* ]]
+check "one slow NIC: exit 1, the NIC and not its links, the summary names the drain ($rc: $(head -1 <<<"$out"))" $?
+mesh 6 nic:4:50 slow:1:2:40 >"$tmp/nic-link.json"
+out=$($WRAP "$rck" preflight --from-mesh "$tmp/nic-link.json")
+[[ $(head -1 <<<"$out") == *", drain h4 (nic_degraded mlx5_0/1: "*") and 1 more, fabric median "* ]]
+check "the drained host first in the summary, then how many more ($(head -1 <<<"$out"))" $?
 out=$($WRAP "$rck" preflight --from-mesh "$tmp/fail.json" 2>&1)
 rc=$?
 [ $rc -eq 2 ]
@@ -102,12 +107,15 @@ out=$($WRAP "$rck" preflight --from-mesh "$tmp/spare.json" --spares h8,h9)
 rc=$?
 [ $rc -eq 1 ] && grep -qx 'replace h4 with h8' <<<"$out" && [ "$(grep -c '^replace' <<<"$out")" -eq 1 ]
 check "--spares: h4 replaced by the healthy spare h8 ($rc: $(grep '^replace' <<<"$out"))" $?
+# Two bad hosts of ten: past the circuit breaker's default (a tenth), so
+# these allow a quarter.
+printf 'drain_max_fraction = 0.25\n' >"$tmp/two.conf"
 mesh 10 nic:4:50 nic:8:50 >"$tmp/spare2.json"
-out=$($WRAP "$rck" -j preflight --from-mesh "$tmp/spare2.json" --spares h8,h9)
+out=$($WRAP "$rck" -j preflight --from-mesh "$tmp/spare2.json" --spares h8,h9 --config "$tmp/two.conf")
 rc=$?
 [ $rc -eq 1 ] && python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); assert d["replacements"] == [{"host": "h4", "spare": "h9"}], d["replacements"]; assert {"host": "h8", "healthy": False} in d["spares"]' <<<"$out"
 check "--spares: a degraded spare (h8) is never proposed, h9 is ($rc)" $?
-out=$($WRAP "$rck" preflight --from-mesh "$tmp/spare2.json" --spares h9)
+out=$($WRAP "$rck" preflight --from-mesh "$tmp/spare2.json" --spares h9 --config "$tmp/two.conf")
 [ "$(grep -c '^replace' <<<"$out")" -eq 1 ]
 check "--spares: one spare, two bad hosts: one replacement" $?
 
@@ -134,7 +142,8 @@ check "--heatmap SVG written ($rc)" $?
 printf '#!/bin/sh\nfor a in "$@"; do printf "[%%s]" "$a"; done >>"%s"\necho >>"%s"\n' "$tmp/drained" "$tmp/drained" >"$tmp/drain"
 chmod +x "$tmp/drain"
 mesh 10 nic:4:50 nic:2:50 >"$tmp/two.json"
-$WRAP "$rck" preflight --from-mesh "$tmp/two.json" --drain-cmd "$tmp/drain --node={host} 'reason: {reason}' \$HOME;x" >/dev/null
+$WRAP "$rck" preflight --from-mesh "$tmp/two.json" --config "$tmp/two.conf" \
+	--drain-cmd "$tmp/drain --node={host} 'reason: {reason}' \$HOME;x" >/dev/null
 rc=$?
 [ $rc -eq 1 ] && [ "$(wc -l <"$tmp/drained")" -eq 2 ] &&
 	grep -q '^\[--node=h2\]\[reason: rocecheck: nic_degraded mlx5_0/1 [^]]*\]\[\$HOME;x\]$' "$tmp/drained" &&
@@ -144,15 +153,51 @@ rm -f "$tmp/drained"
 $WRAP "$rck" preflight --from-mesh "$tmp/healthy.json" --drain-cmd "$tmp/drain {host}" >/dev/null
 [ ! -e "$tmp/drained" ]
 check "--drain-cmd not run on a healthy fabric" $?
+# The circuit breaker: two bad hosts of ten, a tenth allowed: a fabric
+# finding, exit 1, nothing drained, both listed as held.
+out=$($WRAP "$rck" preflight --from-mesh "$tmp/two.json" --drain-cmd "$tmp/drain {host}")
+rc=$?
+[ $rc -eq 1 ] && [ ! -e "$tmp/drained" ] && grep -q '^drain_held ' <<<"$out" && ! grep -q '^drain ' <<<"$out" &&
+	grep -q '^held h2 ' <<<"$out" && grep -q '^held h4 ' <<<"$out"
+check "circuit breaker: two of ten hosts held, none drained ($rc: $(head -1 <<<"$out"))" $?
+out=$($WRAP "$rck" -j preflight --from-mesh "$tmp/two.json")
+python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); assert d["bad_hosts"] == [] and sorted(h["host"] for h in d["report"]["held"]) == ["h2", "h4"], d' <<<"$out"
+check "circuit breaker: JSON lists the held hosts, bad_hosts empty" $?
+# An error verdict never runs --drain-cmd: every probe failed.
+$WRAP "$rck" preflight --from-mesh "$tmp/fail.json" --drain-cmd "$tmp/drain {host}" >/dev/null 2>&1
+rc=$?
+[ $rc -eq 2 ] && [ ! -e "$tmp/drained" ]
+check "--drain-cmd never runs on an error verdict ($rc)" $?
 $WRAP "$rck" preflight --from-mesh "$tmp/nic.json" --drain-cmd "$tmp/nonexistent {host}" >/dev/null 2>"$tmp/err"
 rc=$?
 [ $rc -eq 1 ] && grep -q "drain-cmd" "$tmp/err"
 check "a failing drain command is reported, the verdict stays ($rc)" $?
 
+# Noise above noise_max: inconclusive, exit 3, nothing drained, a slow
+# NIC and its retests notwithstanding.
+printf 'noise_max = 0.001\n' >"$tmp/quiet.conf"
+rm -f "$tmp/drained"
+out=$($WRAP "$rck" preflight --from-mesh "$tmp/nic.json" --config "$tmp/quiet.conf" --drain-cmd "$tmp/drain {host}")
+rc=$?
+[ $rc -eq 3 ] && [ ! -e "$tmp/drained" ] && ! grep -q '^drain ' <<<"$out" &&
+	[[ $(head -1 <<<"$out") == *", inconclusive, nothing drained: fabric noise "*" above noise_max 0.1%"* ]]
+check "too noisy to judge: exit 3, nothing drained ($rc: $(head -1 <<<"$out"))" $?
+
+# A NIC slow in the first pass, never retested: a suspect with its
+# evidence, never drained (a single pass, however deep, confirms nothing).
+mesh 6 nicfirst:4:50 >"$tmp/nicfirst.json"
+rm -f "$tmp/drained"
+out=$($WRAP "$rck" preflight --from-mesh "$tmp/nicfirst.json" --drain-cmd "$tmp/drain {host}")
+rc=$?
+[ $rc -eq 0 ] && grep -q '^nic_degraded .*warning .*h4 mlx5_0/1: suspect, not drained: .*first pass only' <<<"$out" &&
+	! grep -q '^drain ' <<<"$out" && [ ! -e "$tmp/drained" ] &&
+	[[ $(head -1 <<<"$out") == *", healthy, 1 unconfirmed suspect not drained: h4 mlx5_0/1 (nic_degraded), "* ]]
+check "a NIC slow in the first pass only: suspect, not drained ($rc: $(grep nic_degraded <<<"$out"))" $?
+
 # Live: three loopback agents through a template, thresholds loose enough
 # for loopback noise: healthy, exit 0, a JSON document with the sweep.
 export PATH=${rck%/*}:$PATH
-printf 'link_rel_floor = 0.01\nlink_latency_factor = 1000\n' >"$tmp/loose.conf"
+printf 'link_rel_floor = 0.01\nlink_latency_factor = 1000\nnoise_max = 10\n' >"$tmp/loose.conf"
 out=$($WRAP "$rck" -j preflight --hosts 127.0.0.1,127.0.0.2,127.0.0.3 --launcher 'env H={host} {cmd}' \
 	--transport tcp --iters 10 --config "$tmp/loose.conf" 2>"$tmp/err")
 rc=$?
@@ -168,5 +213,12 @@ out=$($WRAP "$rck" preflight --hosts 127.0.0.1,127.0.0.2,nosuchhost.invalid --la
 rc=$?
 [ $rc -eq 1 ] && grep -q '^drain nosuchhost.invalid: rocecheck: host_unreachable' <<<"$out"
 check "an unreachable host: exit 1, drained ($rc: $(head -1 <<<"$out"))" $?
+rm -f "$tmp/drained"
+out=$($WRAP "$rck" preflight --hosts 127.0.0.1,127.0.0.2 --launcher 'false {host} {cmd}' \
+	--transport tcp --iters 10 --drain-cmd "$tmp/drain {host}" 2>/dev/null)
+rc=$?
+[ $rc -eq 2 ] && [ ! -e "$tmp/drained" ] &&
+	[[ $(head -1 <<<"$out") == *"could not run: the launcher failed on 2 of 2 hosts (127.0.0.1: launcher "* ]]
+check "a failed launcher: exit 2, named in the summary, nothing drained ($rc: $(head -1 <<<"$out"))" $?
 
 [ $fails -eq 0 ] || { echo "$fails failed"; exit 1; }

@@ -75,6 +75,7 @@ enum rck_finding_code {
 	RCK_FINDING_GPU_NIC_FAR,            /**< a GPU's nearest NIC is NODE or SYS away */
 	RCK_FINDING_IOMMU_TRANSLATED,       /**< the IOMMU translates DMA on bare metal */
 	RCK_FINDING_GPU_PEERMEM,            /**< GPUs and NICs without a GPU peer-memory path */
+	RCK_FINDING_DRAIN_HELD,             /**< more hosts looked bad than drain_max_fraction: none drained */
 	RCK_FINDING_CODE_COUNT
 };
 
@@ -99,6 +100,10 @@ enum rck_verdict {
 	RCK_VERDICT_HEALTHY = 0,  /**< no finding of severity degraded or critical */
 	RCK_VERDICT_DEGRADED = 1, /**< at least one degraded or critical finding */
 	RCK_VERDICT_ERROR = 2,    /**< nothing could be judged (rck_report_error() says why) */
+	/** The fabric's measured noise (noise_cv) is above noise_max: too high
+	 * to decide against the floors (rck_report_error() says why). Findings
+	 * are kept, nothing is drained. */
+	RCK_VERDICT_INCONCLUSIVE = 3,
 };
 
 /** Names ("link_slow", "warning", "nic", "healthy"); NULL out of range. Static storage. */
@@ -236,6 +241,13 @@ void rck_analysis_free(struct rck_analysis *a);
  */
 int rck_analysis_add_host(struct rck_analysis *a, const char *name, const struct rck_inventory *inv,
 			  const struct rck_delta *delta, unsigned int *idx);
+/**
+ * Mark host @host a spare (or not): judged like any host, never in the
+ * drain list, and not counted by the circuit breaker (neither as a host
+ * to drain nor among the hosts its share is of). Returns 0 or -EINVAL
+ * (unknown host).
+ */
+int rck_analysis_set_spare(struct rck_analysis *a, unsigned int host, bool spare);
 /** Mark host @host unreachable (@reason copied) or, with NULL, reachable.
  * Returns 0, -EINVAL (unknown host), -ENOMEM. */
 int rck_analysis_set_unreachable(struct rck_analysis *a, unsigned int host, const char *reason);
@@ -313,7 +325,7 @@ bool rck_analysis_pci_degraded(const struct rck_device *dev);
 
 void rck_report_free(struct rck_report *r);
 enum rck_verdict rck_report_verdict(const struct rck_report *r);
-/** Why the verdict is error (one line), NULL otherwise. */
+/** Why the verdict is error or inconclusive (one line), NULL otherwise. */
 const char *rck_report_error(const struct rck_report *r);
 /** Findings, most severe first. */
 unsigned int rck_report_finding_count(const struct rck_report *r);
@@ -364,6 +376,24 @@ int rck_report_retest(const struct rck_report *r, unsigned int i, enum rck_link_
  */
 int rck_report_write(const struct rck_report *r, FILE *out, enum rck_format fmt);
 
+/**
+ * The hosts this report says to drain: hosts named by a host or NIC
+ * finding of severity degraded or critical that its rule confirmed (never
+ * a suspect, never a spare: rck_analysis_set_spare()), one entry per
+ * host, in finding order, @reason one line
+ * "rocecheck: CODE [NIC] REASON". None when the verdict is error or
+ * inconclusive. The circuit breaker (drain_max_fraction): when more hosts
+ * than that share of the hosts (at least one) would be drained, none is,
+ * they are listed by rck_report_held() and a fabric finding drain_held
+ * (degraded) says so. Count, and entry @i (0, or -EINVAL past the end);
+ * the strings belong to the report.
+ */
+unsigned int rck_report_drain_count(const struct rck_report *r);
+int rck_report_drain(const struct rck_report *r, unsigned int i, const char **host, const char **reason);
+/** The hosts the circuit breaker held back (they would have been drained). */
+unsigned int rck_report_held_count(const struct rck_report *r);
+int rck_report_held(const struct rck_report *r, unsigned int i, const char **host, const char **reason);
+
 /* Finding attributes. Strings absent for the entity are NULL. */
 enum rck_finding_code rck_finding_code(const struct rck_finding *f);
 enum rck_severity rck_finding_severity(const struct rck_finding *f);
@@ -378,6 +408,12 @@ const char *rck_finding_reason(const struct rck_finding *f);
 /** The numbers behind the finding: count, and pair @i (0 or -EINVAL). */
 unsigned int rck_finding_value_count(const struct rck_finding *f);
 int rck_finding_value(const struct rck_finding *f, unsigned int i, const char **key, double *value);
+/**
+ * True for a finding reported as suspect: a NIC or host whose links look
+ * slow but whose own sequential test (first pass and retests) has not
+ * confirmed it. Severity warning, its evidence in the values; never drained.
+ */
+bool rck_finding_suspect(const struct rck_finding *f);
 
 struct rck_pcie;
 /**
