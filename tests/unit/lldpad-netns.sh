@@ -26,7 +26,7 @@ ip link add dA type veth peer name dB && ip link set dA up && ip link set dB up 
 # lldpad in the foreground of a bounded child: gone when the test is.
 timeout 60 lldpad -p -t -f "$W/lldpad.conf" >"$W/lldpad.log" 2>&1 &
 pid=$!
-for _ in $(seq 1 50); do lldptool ping >/dev/null 2>&1 && break; sleep 0.1; done
+for _ in $(seq 1 300); do lldptool ping >/dev/null 2>&1 && break; sleep 0.1; done
 lldptool ping >/dev/null 2>&1 || fail "lldpad did not come up"
 # Before any neighbor: refused with a reason, not a crash.
 "$RDCB" peer nosuch --lldpad 2>"$W/err"; rc=$?

@@ -31,17 +31,17 @@ fail() { echo "FAIL: $*"; kill "${pids[@]}" 2>/dev/null; wait 2>/dev/null; exit 
 ip link add dA type veth peer name dB || exit 1
 # The switch's side in a namespace of its own, its lldpd in the foreground
 # of a bounded child.
-unshare -n bash -c 'for _ in $(seq 1 50); do ip link show dA >/dev/null 2>&1 && break; sleep 0.1; done
+unshare -n bash -c 'for _ in $(seq 1 300); do ip link show dA >/dev/null 2>&1 && break; sleep 0.1; done
 	ip link set dA up && exec timeout 60 lldpd -d -u "$W/sw.sock" -O "$W/sw.conf" -I dA' >"$W/sw.log" 2>&1 &
 pids+=($!)
 moved=0
-for _ in $(seq 1 50); do ip link set dA netns "${pids[0]}" 2>/dev/null && { moved=1; break; }; sleep 0.1; done
+for _ in $(seq 1 300); do ip link set dA netns "${pids[0]}" 2>/dev/null && { moved=1; break; }; sleep 0.1; done
 [ $moved = 1 ] || fail "cannot move dA into the switch's namespace"
 ip link set dB up || fail "dB up"
 timeout 60 lldpd -d -u "$W/host.sock" -O "$W/host.conf" -I dB >"$W/host.log" 2>&1 &
 pids+=($!)
 ok=0
-for _ in $(seq 1 100); do
+for _ in $(seq 1 300); do
 	lldpcli -u "$W/host.sock" show neighbors 2>/dev/null | grep -q leaf-r0-a && { ok=1; break; }
 	sleep 0.1
 done
@@ -90,7 +90,7 @@ python3 -c 'import socket, sys, time
 s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(1)
 c, _ = s.accept(); time.sleep(20)' "$W/mute.sock" &
 pids+=($!)
-for _ in $(seq 1 50); do [ -S "$W/mute.sock" ] && break; sleep 0.1; done
+for _ in $(seq 1 300); do [ -S "$W/mute.sock" ] && break; sleep 0.1; done
 start=$(date +%s%N)
 "$RCK" -t 500 topology --lldp --lldp-socket "$W/mute.sock" --host node01 >/dev/null 2>"$W/err"
 rc=$?
