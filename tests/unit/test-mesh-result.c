@@ -371,7 +371,8 @@ static void test_load_escapes(void **state)
 	at = strstr(doc, "\"node01\"");
 	assert_non_null(at);
 	evil = malloc(strlen(doc) + 64);
-	sprintf(evil, "%.*s\"node\\u001b[31mX\\u0007\"%s", (int)(at - doc), doc, at + 8);
+	assert_non_null(evil);
+	snprintf(evil, strlen(doc) + 64, "%.*s\"node\\u001b[31mX\\u0007\"%s", (int)(at - doc), doc, at + 8);
 	assert_int_equal(rck_ctx_new(&ctx), 0);
 	assert_int_equal(rck_mesh_load_buf(ctx, evil, strlen(evil), "evil", &m), 0);
 	assert_string_equal(rck_mesh_host_name(m, 0), "node?[31mX?");
