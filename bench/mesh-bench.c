@@ -1,7 +1,8 @@
 /* Benchmark of the sweep coordinator on loopback: its overhead per round
  * with 256, 1024 and 10,000 simulated agents (a few processes answering
  * task lists with no-op results), the modelled time to a verdict, and
- * real agents (mesh-bench-real.c). Prints ratios. */
+ * real agents (mesh-bench-real.c); the same sweeps with a key (sealed
+ * frames) against those without. Prints ratios. */
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
@@ -36,6 +37,8 @@ struct conn {
 	int fd;
 	struct wire_frame f;
 	struct sim_tasks st;
+	bool authed;
+	uint8_t nonce[WIRE_NONCE_LEN];
 };
 
 static int reply(int fd, struct ag_msg *m, uint8_t *buf)
@@ -44,7 +47,56 @@ static int reply(int fd, struct ag_msg *m, uint8_t *buf)
 
 	if (ag_encode(m, buf, AG_MAX_PAYLOAD, &len))
 		return -1;
-	return wire_send(fd, &ag_proto, m->type, buf, len, wire_now_ns() + 5000000000ull);
+	return wire_send_sec(fd, &ag_proto, sim_sec, m->type, buf, len, wire_now_ns() + 5000000000ull);
+}
+
+/* The simulated agents' key (NULL: none, nothing sealed). */
+static const char *sim_key;
+#define SIM_KEY "mesh-bench-simulated-agents-key"
+
+/* With a key, a connection's first frame answers the challenge sent on
+ * accept: check it, seal the rest of the session. 0 or -1. */
+static int sim_auth(struct conn *c)
+{
+	uint8_t out[64];
+	size_t len;
+
+	if (c->f.h.type != WIRE_T_AUTH ||
+	    wire_auth_check(&ag_proto, (const uint8_t *)sim_key, strlen(sim_key), c->nonce, c->f.payload,
+			    c->f.h.length, out, sizeof(out), &len) ||
+	    wire_frame_secure_server(&c->f, &ag_proto, (const uint8_t *)sim_key, strlen(sim_key), c->nonce,
+				     c->f.payload, c->f.h.length) ||
+	    wire_send(c->fd, &ag_proto, WIRE_T_AUTH_OK, out, len, wire_now_ns() + 5000000000ull))
+		return -1;
+	c->authed = true;
+	return 0;
+}
+
+/* Accept agent @c's coordinator on @lfd; with a key, send the challenge. */
+static void sim_accept(struct conn *c, int lfd, int ep, unsigned int i)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = i };
+	uint8_t out[64];
+	size_t len;
+
+	if (c->fd >= 0 || (c->fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK)) < 0)
+		return;
+	epoll_ctl(ep, EPOLL_CTL_ADD, c->fd, &ev);
+	c->authed = !sim_key;
+	if (sim_key && (wire_auth_challenge(c->nonce, out, sizeof(out), &len) ||
+			wire_send(c->fd, &ag_proto, WIRE_T_CHALLENGE, out, len, wire_now_ns() + 5000000000ull))) {
+		close(c->fd);
+		c->fd = -1;
+	}
+}
+
+/* Close agent @c's session (its keys and task list go with it). */
+static void sim_close(struct conn *c)
+{
+	close(c->fd);
+	c->fd = -1;
+	wire_frame_free(&c->f);
+	sim_tasks_reset(&c->st);
 }
 
 /* Answer one request as an agent whose probes take no time. */
@@ -104,18 +156,17 @@ static void sim_agents(const int *lfd, unsigned int n)
 		int k;
 
 		for (unsigned int i = 0; i < n; i++)
-			if (c[i].fd >= 0)
+			if (c[i].fd >= 0) {
+				sim_sec = c[i].f.sec;
 				going |= sim_tasks_tick(&c[i].st, c[i].fd, buf, now, TASK_NS);
+			}
 		k = epoll_wait(ep, evs, 256, going ? 1 : -1);
 
 		for (int e = 0; e < k; e++) {
 			unsigned int i = evs[e].data.u32 & 0x7fffffffu;
 
 			if (evs[e].data.u32 & 0x80000000u) {
-				struct epoll_event ev = { .events = EPOLLIN, .data.u32 = i };
-
-				if (c[i].fd < 0 && (c[i].fd = accept4(lfd[i], NULL, NULL, SOCK_NONBLOCK)) >= 0)
-					epoll_ctl(ep, EPOLL_CTL_ADD, c[i].fd, &ev);
+				sim_accept(&c[i], lfd[i], ep, i);
 				continue;
 			}
 			for (;;) {
@@ -124,18 +175,18 @@ static void sim_agents(const int *lfd, unsigned int n)
 				int rc = 0;
 
 				if (got <= 0) {
-					if (got == 0 || (errno != EAGAIN && errno != EINTR)) {
-						close(c[i].fd);
-						c[i].fd = -1;
-						wire_frame_next(&c[i].f);
-						sim_tasks_reset(&c[i].st);
-					}
+					if (got == 0 || (errno != EAGAIN && errno != EINTR))
+						sim_close(&c[i]);
 					break;
 				}
 				while (off < (size_t)got && rc >= 0) {
 					rc = wire_frame_put(&c[i].f, in + off, (size_t)got - off, &used);
 					off += used;
-					if (rc == 1) {
+					if (rc == 1 && !c[i].authed) {
+						rc = sim_auth(&c[i]);
+						wire_frame_next(&c[i].f);
+					} else if (rc == 1) {
+						sim_sec = c[i].f.sec;
 						rc = sim_tasks_frame(&c[i].st, c[i].fd, &c[i].f, buf);
 						if (rc == 0)
 							rc = answer(c[i].fd, &c[i].f, m, buf);
@@ -145,10 +196,7 @@ static void sim_agents(const int *lfd, unsigned int n)
 					}
 				}
 				if (rc < 0) {
-					close(c[i].fd);
-					c[i].fd = -1;
-					wire_frame_next(&c[i].f);
-					sim_tasks_reset(&c[i].st);
+					sim_close(&c[i]);
 					break;
 				}
 			}
@@ -231,8 +279,6 @@ struct per_round {
 	double wall, user, sys, agents;
 };
 
-/* Sweep @n simulated agents for @secs at most: per round of n/2 probes, the
- * wall time, the coordinator's CPU (user, system) and the agents' CPU. */
 /* The first @rounds circle-method rounds of @n hosts "simNNNNN" as a pairs
  * file, one direction: rounds of n/2 probes without the full plan's n^2. */
 static char *circle_pairs(unsigned int n, unsigned int rounds, size_t *len)
@@ -266,10 +312,12 @@ static long peak_rss_kib(void)
 }
 
 /* Sweep @n simulated agents for @secs at most (@rounds > 0: only that many
- * circle rounds, as pairs): per round of n/2 probes, the wall time, the
- * coordinator's CPU (user, system) and the agents' CPU. */
-static void sweep_bench(struct rck_ctx *ctx, unsigned int n, double secs, unsigned int rounds_only,
-			struct per_round *out)
+ * circle rounds, as pairs; @keyed: the agents authenticate with a key and
+ * every later frame is sealed): per round of n/2 probes, the wall time, the
+ * coordinator's CPU (user, system) and the agents' CPU. 0, or -1 (said on
+ * stderr) when probes measured did not all end ok. */
+static int sweep_bench(struct rck_ctx *ctx, unsigned int n, double secs, unsigned int rounds_only,
+			bool keyed, struct per_round *out)
 {
 	unsigned int *port = calloc(n, sizeof(*port));
 	int *lfd = calloc(n, sizeof(*lfd));
@@ -278,12 +326,16 @@ static void sweep_bench(struct rck_ctx *ctx, unsigned int n, double secs, unsign
 	struct rck_mesh *m;
 	struct prog pr = { .per_round = n / 2, .deadline_s = secs, .pid = pid };
 	double rounds, agents_end;
+	unsigned int ok = 0;
+	int rc = 0;
+	char why[256] = "";
 
 	for (unsigned int i = 0; i < n; i++)
 		if (psock_listen("127.0.0.1", 0, &lfd[i], &port[i])) {
 			fprintf(stderr, "mesh-bench: cannot listen (%u agents)\n", n);
 			exit(1);
 		}
+	sim_key = keyed ? SIM_KEY : NULL;
 	for (int k = 0; k < PROCS; k++) {
 		pid[k] = fork();
 		if (pid[k] < 0) {
@@ -303,6 +355,10 @@ static void sweep_bench(struct rck_ctx *ctx, unsigned int n, double secs, unsign
 		rck_mesh_config_add_host(c, name, "127.0.0.1", port[i], NULL, 0);
 	}
 	rck_mesh_config_set_probe(c, RCK_PROBE_TRANSPORT_TCP, 0, 1, 0);
+	if (keyed && rck_mesh_config_set_key(c, (const uint8_t *)SIM_KEY, strlen(SIM_KEY))) {
+		fprintf(stderr, "mesh-bench: cannot set the simulated agents' key\n");
+		exit(1);
+	}
 	rck_mesh_config_set_deadline(c, secs);
 	if (rounds_only) {
 		size_t len;
@@ -322,6 +378,24 @@ static void sweep_bench(struct rck_ctx *ctx, unsigned int n, double secs, unsign
 	/* The agents wait idle once the probes end: their CPU now is theirs
 	 * up to the last sample. */
 	agents_end = agents_cpu(pid);
+	for (unsigned int i = 0; i < rck_mesh_cell_count(m); i++) {
+		struct rck_mesh_meas me = { .size = sizeof(me) };
+
+		if (!rck_mesh_cell_meas(m, i, 0, &me) && me.status == RCK_MESH_OK)
+			ok++;
+		else if (!why[0])
+			snprintf(why, sizeof(why), "%s", me.reason ? me.reason : "?");
+	}
+	/* A sweep whose probes fail (a refused handshake) runs fast and would
+	 * read as a cheap one. */
+	if (!pr.have_first || ok < pr.last.done) {
+		fprintf(stderr, "mesh-bench: FAILED: %u agents%s: %u probes ok of %u measured (first failure: %s)\n",
+			n, keyed ? " with a key" : "", ok, pr.have_first ? pr.last.done : 0, why);
+		printf("agents %u%s: not measured, its probes failed (%s)\n", n, keyed ? " (key, sealed frames)" : "",
+		       why);
+		rc = -1;
+		goto out;
+	}
 	rounds = pr.have_first ? (double)(pr.last.done - pr.first.done) / pr.per_round : 0;
 	if (rounds < 1) {
 		fprintf(stderr, "mesh-bench: fewer than 3 rounds of %u agents in %.0f s\n", n, secs);
@@ -331,10 +405,11 @@ static void sweep_bench(struct rck_ctx *ctx, unsigned int n, double secs, unsign
 	out->user = (pr.last.user - pr.first.user) * 1000 / rounds;
 	out->sys = (pr.last.sys - pr.first.sys) * 1000 / rounds;
 	out->agents = (agents_end - pr.agents_first) * 1000 / rounds;
-	printf("agents %u: %.0f rounds of %u probes measured (from the third round on), per round: "
+	printf("agents %u%s: %.0f rounds of %u probes measured (from the third round on), per round: "
 	       "%.3f ms wall, coordinator CPU %.3f ms (user %.3f, system %.3f), "
 	       "simulated agents' CPU %.3f ms\n",
-	       n, rounds, n / 2, out->wall, out->user + out->sys, out->user, out->sys, out->agents);
+	       n, keyed ? " (key, sealed frames)" : "", rounds, n / 2, out->wall, out->user + out->sys, out->user, out->sys, out->agents);
+out:
 	rck_mesh_free(m);
 	rck_mesh_config_free(c);
 	for (int k = 0; k < PROCS; k++) {
@@ -343,6 +418,7 @@ static void sweep_bench(struct rck_ctx *ctx, unsigned int n, double secs, unsign
 	}
 	free(port);
 	free(lfd);
+	return rc;
 }
 
 #define PROBE_TARGET_US 2.0
@@ -391,6 +467,32 @@ static long retest_rounds_1024(double share)
 	return nr;
 }
 
+/* The same sweeps with a key (every frame after the handshake sealed,
+ * lib/wire_sec.c), shorter runs, against @r256 and @r1024 without one.
+ * 0, or -1 when a keyed sweep's probes failed (nothing to compare). */
+static int bench_keyed(struct rck_ctx *ctx, const struct per_round *r256, const struct per_round *r1024)
+{
+	const struct per_round *plain[2] = { r256, r1024 };
+	struct per_round keyed[2];
+	const unsigned int n[2] = { 256, 1024 };
+
+	if (sweep_bench(ctx, 256, 6, 0, true, &keyed[0]) | sweep_bench(ctx, 1024, 12, 0, true, &keyed[1]))
+		return -1;
+	for (int k = 0; k < 2; k++) {
+		double kc = keyed[k].user + keyed[k].sys, pc = plain[k]->user + plain[k]->sys;
+
+		printf("agents %u, per round, with a key / without: coordinator CPU %.3f / %.3f ms (ratio %.2f), "
+		       "wall %.3f / %.3f ms (ratio %.2f)\n",
+		       n[k], kc, pc, kc / pc, keyed[k].wall, plain[k]->wall, keyed[k].wall / plain[k]->wall);
+	}
+	printf("coordinator CPU ms per round with a key / the %.1f ms target: at 256 %.3f, at 1024 %.3f "
+	       "(user only %.3f); wall per round / target: %.2f, %.2f\n",
+	       ROUND_TARGET_MS, (keyed[0].user + keyed[0].sys) / ROUND_TARGET_MS,
+	       (keyed[1].user + keyed[1].sys) / ROUND_TARGET_MS, keyed[1].user / ROUND_TARGET_MS,
+	       keyed[0].wall / ROUND_TARGET_MS, keyed[1].wall / ROUND_TARGET_MS);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct rlimit rl;
@@ -398,7 +500,7 @@ int main(int argc, char **argv)
 	struct per_round r256, r1024, r10k;
 	long rss_before, rounds_re;
 	double steps, model, over;
-	int rc;
+	int rc, keyed_rc;
 
 	signal(SIGPIPE, SIG_IGN);
 	getrlimit(RLIMIT_NOFILE, &rl);
@@ -423,7 +525,8 @@ int main(int argc, char **argv)
 	 * coordinator 10,000 sessions and some. */
 	rss_before = peak_rss_kib();
 	if (rl.rlim_cur >= 10000 + 2500 + 256) {
-		sweep_bench(ctx, 10000, 60, 60, &r10k);
+		if (sweep_bench(ctx, 10000, 60, 60, false, &r10k))
+			return 1;
 		printf("10,000 agents: coordinator CPU per probe %.3f us (target %.1f: ratio %.3f), wall per round "
 		       "%.2f ms; coordinator peak RSS %ld KiB (%ld KiB before the sweep; 60 rounds, 300,000 probes)\n",
 		       (r10k.user + r10k.sys) * 1000 / 5000, PROBE_TARGET_US,
@@ -431,8 +534,8 @@ int main(int argc, char **argv)
 	} else {
 		printf("10,000 agents: not run, the descriptor limit is %llu\n", (unsigned long long)rl.rlim_cur);
 	}
-	sweep_bench(ctx, 256, 10, 0, &r256);
-	sweep_bench(ctx, 1024, 20, 0, &r1024);
+	if (sweep_bench(ctx, 256, 10, 0, false, &r256) || sweep_bench(ctx, 1024, 20, 0, false, &r1024))
+		return 1;
 	printf("wall ms per round at 1024 / at 256: %.2f (a round has 4x the probes)\n", r1024.wall / r256.wall);
 	/* The simulated agents pace a round at TASK_NS, so its wall time is
 	 * theirs unless the coordinator lags. */
@@ -442,6 +545,7 @@ int main(int argc, char **argv)
 	       r1024.user / ROUND_TARGET_MS, r256.wall / ROUND_TARGET_MS, r1024.wall / ROUND_TARGET_MS, TASK_NS / 1e6);
 	printf("coordinator share of the CPU per round at 1024: %.2f (coordinator / (coordinator + agents))\n",
 	       (r1024.user + r1024.sys) / (r1024.user + r1024.sys + r1024.agents));
+	keyed_rc = bench_keyed(ctx, &r256, &r1024);
 	/* The model: a 1024-host full mesh is n-1 circle steps with --bidir
 	 * (2(n-1) without) of 0.1 s probes, each step paying the overhead per
 	 * round measured above (its wall less the 1 ms simulated probe); then
@@ -463,5 +567,5 @@ int main(int argc, char **argv)
 			return 1;
 	}
 	rck_ctx_free(ctx);
-	return 0;
+	return keyed_rc ? 1 : 0;
 }

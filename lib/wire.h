@@ -130,6 +130,9 @@ void wire_frame_init(struct wire_frame *f, const struct wire_proto *p);
 void wire_frame_free(struct wire_frame *f);
 /* Forget the frame taken and start the next one (the session keys stay). */
 void wire_frame_next(struct wire_frame *f);
+/* wire_frame_next(), and a payload buffer above @keep bytes is freed (the
+ * session keys stay: wire_frame_free() would drop them mid-session). */
+void wire_frame_trim(struct wire_frame *f, size_t keep);
 /* Bytes the frame still needs (never read more: the rest stays in the stream). */
 size_t wire_frame_want(const struct wire_frame *f);
 /* Take up to @len bytes; *used gets how many. 1 complete, 0 needs more, a

@@ -31,6 +31,16 @@ void wire_frame_next(struct wire_frame *f)
 	memset(&f->h, 0, sizeof(f->h));
 }
 
+void wire_frame_trim(struct wire_frame *f, size_t keep)
+{
+	wire_frame_next(f);
+	if (f->cap > keep) {
+		free(f->payload);
+		f->payload = NULL;
+		f->cap = 0;
+	}
+}
+
 size_t wire_frame_want(const struct wire_frame *f)
 {
 	if (f->err)

@@ -345,10 +345,7 @@ static void host_event(struct sweep *s, struct host *h, uint32_t ev)
 				idle_frame(s, h, &h->fr);
 			else
 				handshake_frame(s, h, &h->fr);
-			if (h->fr.cap > KEEP_BYTES)
-				wire_frame_free(&h->fr); /* a big batch: its buffer goes */
-			else
-				wire_frame_next(&h->fr);
+			wire_frame_trim(&h->fr, KEEP_BYTES); /* a big batch: its buffer goes, not the keys */
 		}
 		if ((size_t)n < INBUF)
 			return;

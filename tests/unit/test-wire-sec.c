@@ -97,6 +97,28 @@ static void test_roundtrip(void **state)
 	wire_frame_free(&s);
 }
 
+/* Trimming a big frame's buffer mid-session keeps the keys: the next
+ * frame is still opened, not read as plain. */
+static void test_trim_keeps_keys(void **state)
+{
+	struct wire_frame c, s;
+	struct sealed a;
+
+	(void)state;
+	pair(&c, &s);
+	seal(&c, 10, "a big batch", &a);
+	assert_int_equal(feed(&s, &a), 1);
+	wire_frame_trim(&s, 0);
+	assert_null(s.payload);
+	assert_non_null(s.sec);
+	seal(&c, 11, "the next one", &a);
+	assert_int_equal(feed(&s, &a), 1);
+	assert_int_equal(s.h.length, 12);
+	assert_memory_equal(s.payload, "the next one", 12);
+	wire_frame_free(&c);
+	wire_frame_free(&s);
+}
+
 static void test_flip(void **state)
 {
 	struct sealed a, x;
@@ -444,6 +466,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip),
+		cmocka_unit_test(test_trim_keeps_keys),
 		cmocka_unit_test(test_flip),
 		cmocka_unit_test(test_replay_reorder_drop),
 		cmocka_unit_test(test_proxy_flip),
