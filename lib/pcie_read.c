@@ -23,7 +23,7 @@
 static __thread jmp_buf *pci_jump;
 static __thread char pci_errmsg[160];
 
-static void __attribute__((noreturn)) pci_fail(char *msg, ...)
+static void __attribute__((noreturn, format(printf, 1, 2))) pci_fail(char *msg, ...)
 {
 	va_list ap;
 
