@@ -39,6 +39,9 @@ enum th_key {
 	TH_CNP_MIN,
 	TH_PFC_OTHER_MIN,
 	TH_DUPLICATE_MIN,
+	TH_DRAIN_MAX_FRACTION,
+	TH_NOISE_MAX,
+	TH_NIC_RETEST_LINKS,
 	TH_COUNT
 };
 
@@ -113,6 +116,7 @@ struct rck_finding {
 	enum rck_entity entity;
 	char *host, *nic, *peer_host, *peer_nic;
 	char *reason;
+	bool suspect;                     /* unconfirmed NIC/host: never drained */
 	unsigned int n_values;
 	const char *keys[AN_VALUES_MAX];  /* static strings */
 	double values[AN_VALUES_MAX];
@@ -123,9 +127,16 @@ struct an_retest {
 	unsigned int src, dst;
 };
 
+struct an_drain {
+	char *host, *reason;
+};
+
 struct rck_report {
 	enum rck_verdict verdict;
 	char *error;
+	char *noisy;                      /* why inconclusive, NULL: decided */
+	struct an_drain *drains, *held;
+	unsigned int n_drains, n_held;
 	struct rck_finding *findings;
 	unsigned int n_findings, cap_findings;
 	struct an_retest *retests;
@@ -145,6 +156,11 @@ void an_value(struct rck_finding *f, const char *key, double v);
 void an_retest_add(struct rck_report *r, enum rck_link_test test, unsigned int src, unsigned int dst);
 /* Sort findings (severity, code, host, nic, peer) and set the verdict. */
 void an_finish(struct rck_report *r);
+/* verdict.c: after an_finish(), the hosts to drain with the circuit
+ * breaker over @n_hosts hosts (its finding added, verdict set again). */
+void an_plan_drains(const struct rck_analysis *a, struct rck_report *r);
+/* Free the drain lists. */
+void an_drains_free(struct rck_report *r);
 
 /* An empty report, and a finding copied into one (strings and values), for
  * the host sweeps that combine reports. NULL on ENOMEM (kept in r->err). */

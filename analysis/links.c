@@ -624,6 +624,12 @@ static void check_bw(const struct rck_analysis *a, struct rck_report *r, uint8_t
 	}
 	r->links.centre_gbps = b.centre;
 	r->links.noise_cv = b.sigma;
+	if (b.sigma > an_th(a, TH_NOISE_MAX) && !r->noisy &&
+	    asprintf(&r->noisy, "fabric noise %.1f%% above noise_max %.1f%%: too high to decide "
+		     "against the floors", 100 * b.sigma, 100 * an_th(a, TH_NOISE_MAX)) < 0) {
+		r->noisy = NULL;
+		r->err = -ENOMEM;
+	}
 	classes(a, take, v, &b);
 	b.lnA = log(1 / an_th(a, TH_LINK_FALSE_ALARM));
 	b.lnB = log(an_th(a, TH_LINK_MISS));

@@ -33,6 +33,7 @@ static const char *const code_names[RCK_FINDING_CODE_COUNT] = {
 	[RCK_FINDING_PORT_MISSING] = "port_missing",
 	[RCK_FINDING_COUNTER_RESET] = "counter_reset",
 	[RCK_FINDING_DCB_UNSUPPORTED] = "dcb_unsupported",
+	[RCK_FINDING_DRAIN_HELD] = "drain_held",
 };
 
 RCK_EXPORT const char *rck_finding_code_name(enum rck_finding_code code)
@@ -56,9 +57,9 @@ RCK_EXPORT const char *rck_entity_name(enum rck_entity ent)
 
 RCK_EXPORT const char *rck_verdict_name(enum rck_verdict v)
 {
-	static const char *const n[] = {"healthy", "degraded", "error"};
+	static const char *const n[] = {"healthy", "degraded", "error", "inconclusive"};
 
-	return (unsigned int)v <= RCK_VERDICT_ERROR ? n[v] : NULL;
+	return (unsigned int)v <= RCK_VERDICT_INCONCLUSIVE ? n[v] : NULL;
 }
 
 static char *dup_or_null(struct rck_report *r, const char *s)
@@ -208,6 +209,10 @@ void an_finish(struct rck_report *r)
 		r->verdict = RCK_VERDICT_ERROR;
 		return;
 	}
+	if (r->noisy) {
+		r->verdict = RCK_VERDICT_INCONCLUSIVE;
+		return;
+	}
 	r->verdict = RCK_VERDICT_HEALTHY;
 	for (unsigned int i = 0; i < r->n_findings; i++)
 		if (r->findings[i].sev >= RCK_SEVERITY_DEGRADED)
@@ -230,11 +235,16 @@ RCK_EXPORT void rck_report_free(struct rck_report *r)
 	free(r->findings);
 	free(r->retests);
 	free(r->error);
+	free(r->noisy);
+	an_drains_free(r);
 	free(r);
 }
 
 RCK_EXPORT enum rck_verdict rck_report_verdict(const struct rck_report *r) { return r->verdict; }
-RCK_EXPORT const char *rck_report_error(const struct rck_report *r) { return r->error; }
+RCK_EXPORT const char *rck_report_error(const struct rck_report *r)
+{
+	return r->error ? r->error : r->verdict == RCK_VERDICT_INCONCLUSIVE ? r->noisy : NULL;
+}
 RCK_EXPORT unsigned int rck_report_finding_count(const struct rck_report *r) { return r->n_findings; }
 
 RCK_EXPORT const struct rck_finding *rck_report_finding(const struct rck_report *r, unsigned int i)
@@ -325,6 +335,7 @@ struct rck_finding *sw_report_copy(struct rck_report *r, const struct rck_findin
 				       f->peer_nic, "%s", f->reason ? f->reason : "");
 
 	if (c) {
+		c->suspect = f->suspect;
 		c->n_values = f->n_values;
 		memcpy(c->keys, f->keys, sizeof(c->keys));
 		memcpy(c->values, f->values, sizeof(c->values));

@@ -34,6 +34,25 @@ static void write_links(struct emit *e, const struct rck_report_links *l)
 	emit_text(e, "\n");
 }
 
+/* Hosts to drain or held: JSON always, text only for @text (the drain lines
+ * are the preflight's to print). */
+static void write_drains(struct emit *e, const char *key, const struct an_drain *d, unsigned int n,
+			 const char *text)
+{
+	emit_arr_open(e, key);
+	for (unsigned int i = 0; i < n; i++) {
+		emit_obj_open(e, NULL);
+		if (text)
+			emit_text(e, "%s ", key);
+		emit_str(e, "host", text ? "%s" : NULL, d[i].host);
+		if (text)
+			emit_text(e, " (%s): ", text);
+		emit_str(e, "reason", text ? "%s\n" : NULL, d[i].reason);
+		emit_obj_close(e);
+	}
+	emit_arr_close(e);
+}
+
 void an_write_finding(struct emit *e, const struct rck_finding *f, const char *hold)
 {
 	emit_obj_open(e, NULL);
@@ -61,6 +80,9 @@ void an_write_finding(struct emit *e, const struct rck_finding *f, const char *h
 	}
 	if (hold)
 		emit_str(e, "hold", "[%s] ", hold);
+	if (f->suspect)
+		emit_text(e, "suspect, not drained: ");
+	emit_bool(e, "suspect", NULL, f->suspect);
 	emit_str(e, "reason", "%s\n", f->reason);
 	emit_obj_open(e, "values");
 	for (unsigned int i = 0; i < f->n_values; i++)
@@ -79,8 +101,8 @@ RCK_EXPORT int rck_report_write(const struct rck_report *r, FILE *out, enum rck_
 	emit_obj_open(e, NULL);
 	emit_str(e, "schema", NULL, "rocecheck.analysis/1");
 	emit_str(e, "verdict", "verdict: %s", rck_verdict_name(r->verdict));
-	if (r->error)
-		emit_str(e, "error", " (%s)", r->error);
+	if (rck_report_error(r))
+		emit_str(e, "error", " (%s)", rck_report_error(r));
 	else
 		emit_null(e, "error", NULL);
 	emit_text(e, "; %u findings", r->n_findings);
@@ -110,6 +132,8 @@ RCK_EXPORT int rck_report_write(const struct rck_report *r, FILE *out, enum rck_
 	for (unsigned int i = 0; i < r->n_findings; i++)
 		an_write_finding(e, &r->findings[i], NULL);
 	emit_arr_close(e);
+	write_drains(e, "drain", r->drains, r->n_drains, NULL);
+	write_drains(e, "held", r->held, r->n_held, "held by the circuit breaker, not drained");
 	emit_obj_close(e);
 	rc = emit_finish(e);
 	emit_free(e);

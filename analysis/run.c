@@ -39,6 +39,11 @@ RCK_EXPORT int rck_analysis_run(const struct rck_analysis *a, struct rck_report 
 		return -ENOMEM;
 	}
 	an_finish(r);
+	an_plan_drains(a, r);
+	if (r->err) {
+		rck_report_free(r);
+		return -ENOMEM;
+	}
 	*out = r;
 	return 0;
 }

@@ -123,31 +123,21 @@ static char *summary(const struct rck_mesh *m, const struct rck_report *r,
 	return out;
 }
 
-static int add_bad(struct rck_preflight *p, const char *host, const struct rck_finding *f)
+static int add_bad(struct rck_preflight *p, const char *host, const char *reason)
 {
-	const char *nic = rck_finding_nic(f);
-	struct pf_bad *b;
+	struct pf_bad *b = realloc(p->bad, (p->n_bad + 1) * sizeof(*b));
 
-	for (unsigned int i = 0; i < p->n_bad; i++)
-		if (!strcmp(p->bad[i].host, host))
-			return 0;
-	b = realloc(p->bad, (p->n_bad + 1) * sizeof(*b));
 	if (!b)
 		return -ENOMEM;
 	p->bad = b;
 	b = &p->bad[p->n_bad];
 	b->host = strdup(host);
-	b->reason = NULL;
-	/* One line: a reason from a probe's error text may hold anything. */
-	if (!b->host || asprintf(&b->reason, "rocecheck: %s%s%s %.200s",
-				 rck_finding_code_name(rck_finding_code(f)), nic ? " " : "", nic ? nic : "",
-				 rck_finding_reason(f)) < 0) {
+	b->reason = strdup(reason);
+	if (!b->host || !b->reason) {
 		free(b->host);
+		free(b->reason);
 		return -ENOMEM;
 	}
-	for (char *s = b->reason; *s; s++)
-		if (*s == '\n' || *s == '\r')
-			*s = ' ';
 	p->n_bad++;
 	return 0;
 }
@@ -162,6 +152,14 @@ static bool named_bad(const struct rck_report *r, const char *name)
 		if (bad_sev(f) && ((h && !strcmp(h, name)) || (peer && !strcmp(peer, name))))
 			return true;
 	}
+	return false;
+}
+
+static bool hostlist_has(const struct rck_hostlist *hl, const char *host)
+{
+	for (unsigned int i = 0; i < rck_hostlist_count(hl); i++)
+		if (!strcmp(rck_hostlist_get(hl, i), host))
+			return true;
 	return false;
 }
 
@@ -216,13 +214,15 @@ int pf_result(struct rck_mesh *m, struct rck_report *r, const struct rck_preflig
 	if (!p)
 		return -ENOMEM;
 	p->t = *t;
-	/* Hosts and NICs found bad; a single link names no host to drain. */
-	for (unsigned int i = 0; !rc && i < rck_report_finding_count(r); i++) {
-		const struct rck_finding *f = rck_report_finding(r, i);
-		enum rck_entity e = rck_finding_entity(f);
+	/* The report's drains (one rule for library and tool: confirmed host
+	 * and NIC findings, circuit breaker applied, none after an error or an
+	 * inconclusive verdict), less the spares: a spare is never drained. */
+	for (unsigned int i = 0; !rc && i < rck_report_drain_count(r); i++) {
+		const char *host, *reason;
 
-		if (bad_sev(f) && (e == RCK_ENTITY_HOST || e == RCK_ENTITY_NIC) && rck_finding_host(f))
-			rc = add_bad(p, rck_finding_host(f), f);
+		rck_report_drain(r, i, &host, &reason);
+		if (!(spares && hostlist_has(spares, host)))
+			rc = add_bad(p, host, reason);
 	}
 	if (!rc)
 		rc = plan_spares(p, m, r, spares);

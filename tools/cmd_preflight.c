@@ -14,8 +14,9 @@
 #include "heatmap_save.h"
 #include "mesh_launch.h"
 
-/* Exit codes of this command: the verdict, or 2 when it could not run. */
-enum { PF_HEALTHY = 0, PF_DEGRADED = 1, PF_ERROR = 2 };
+/* Exit codes of this command: the verdict, or 2 when it could not run; 3
+ * when the fabric was too noisy to judge (inconclusive). */
+enum { PF_HEALTHY = 0, PF_DEGRADED = 1, PF_ERROR = 2, PF_INCONCLUSIVE = 3 };
 
 /* A drain command gets this long before SIGKILL. */
 #define DRAIN_TIMEOUT_MS 30000
@@ -355,10 +356,13 @@ static int run(struct cli *cli, struct pf_args *a)
 		rck_preflight_free(p);
 		return PF_ERROR;
 	}
-	if (a->drain)
+	/* Only a degraded verdict acts; the library's list is already empty
+	 * otherwise, this keeps an error from ever running a command. */
+	if (a->drain && v == RCK_VERDICT_DEGRADED)
 		drain_hosts(cli, a, p);
 	rck_preflight_free(p);
-	return v == RCK_VERDICT_HEALTHY ? PF_HEALTHY : v == RCK_VERDICT_DEGRADED ? PF_DEGRADED : PF_ERROR;
+	return v == RCK_VERDICT_HEALTHY ? PF_HEALTHY : v == RCK_VERDICT_DEGRADED ? PF_DEGRADED
+		: v == RCK_VERDICT_INCONCLUSIVE ? PF_INCONCLUSIVE : PF_ERROR;
 }
 
 int cmd_preflight(struct cli *cli, int argc, char **argv)

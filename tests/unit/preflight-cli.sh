@@ -102,12 +102,15 @@ out=$($WRAP "$rck" preflight --from-mesh "$tmp/spare.json" --spares h8,h9)
 rc=$?
 [ $rc -eq 1 ] && grep -qx 'replace h4 with h8' <<<"$out" && [ "$(grep -c '^replace' <<<"$out")" -eq 1 ]
 check "--spares: h4 replaced by the healthy spare h8 ($rc: $(grep '^replace' <<<"$out"))" $?
+# Two bad hosts of ten: past the circuit breaker's default (a tenth), so
+# these allow a fifth.
+printf 'drain_max_fraction = 0.2\n' >"$tmp/two.conf"
 mesh 10 nic:4:50 nic:8:50 >"$tmp/spare2.json"
-out=$($WRAP "$rck" -j preflight --from-mesh "$tmp/spare2.json" --spares h8,h9)
+out=$($WRAP "$rck" -j preflight --from-mesh "$tmp/spare2.json" --spares h8,h9 --config "$tmp/two.conf")
 rc=$?
 [ $rc -eq 1 ] && python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); assert d["replacements"] == [{"host": "h4", "spare": "h9"}], d["replacements"]; assert {"host": "h8", "healthy": False} in d["spares"]' <<<"$out"
 check "--spares: a degraded spare (h8) is never proposed, h9 is ($rc)" $?
-out=$($WRAP "$rck" preflight --from-mesh "$tmp/spare2.json" --spares h9)
+out=$($WRAP "$rck" preflight --from-mesh "$tmp/spare2.json" --spares h9 --config "$tmp/two.conf")
 [ "$(grep -c '^replace' <<<"$out")" -eq 1 ]
 check "--spares: one spare, two bad hosts: one replacement" $?
 
@@ -132,7 +135,8 @@ check "--heatmap SVG written ($rc)" $?
 printf '#!/bin/sh\nfor a in "$@"; do printf "[%%s]" "$a"; done >>"%s"\necho >>"%s"\n' "$tmp/drained" "$tmp/drained" >"$tmp/drain"
 chmod +x "$tmp/drain"
 mesh 10 nic:4:50 nic:2:50 >"$tmp/two.json"
-$WRAP "$rck" preflight --from-mesh "$tmp/two.json" --drain-cmd "$tmp/drain --node={host} 'reason: {reason}' \$HOME;x" >/dev/null
+$WRAP "$rck" preflight --from-mesh "$tmp/two.json" --config "$tmp/two.conf" \
+	--drain-cmd "$tmp/drain --node={host} 'reason: {reason}' \$HOME;x" >/dev/null
 rc=$?
 [ $rc -eq 1 ] && [ "$(wc -l <"$tmp/drained")" -eq 2 ] &&
 	grep -q '^\[--node=h2\]\[reason: rocecheck: nic_degraded mlx5_0/1 [^]]*\]\[\$HOME;x\]$' "$tmp/drained" &&
@@ -142,6 +146,21 @@ rm -f "$tmp/drained"
 $WRAP "$rck" preflight --from-mesh "$tmp/healthy.json" --drain-cmd "$tmp/drain {host}" >/dev/null
 [ ! -e "$tmp/drained" ]
 check "--drain-cmd not run on a healthy fabric" $?
+# The circuit breaker: two bad hosts of ten, a tenth allowed: a fabric
+# finding, exit 1, nothing drained, both listed as held.
+out=$($WRAP "$rck" preflight --from-mesh "$tmp/two.json" --drain-cmd "$tmp/drain {host}")
+rc=$?
+[ $rc -eq 1 ] && [ ! -e "$tmp/drained" ] && grep -q '^drain_held ' <<<"$out" && ! grep -q '^drain ' <<<"$out" &&
+	grep -q '^held h2 ' <<<"$out" && grep -q '^held h4 ' <<<"$out"
+check "circuit breaker: two of ten hosts held, none drained ($rc: $(head -1 <<<"$out"))" $?
+out=$($WRAP "$rck" -j preflight --from-mesh "$tmp/two.json")
+python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); assert d["bad_hosts"] == [] and sorted(h["host"] for h in d["report"]["held"]) == ["h2", "h4"], d' <<<"$out"
+check "circuit breaker: JSON lists the held hosts, bad_hosts empty" $?
+# An error verdict never runs --drain-cmd: every probe failed.
+$WRAP "$rck" preflight --from-mesh "$tmp/fail.json" --drain-cmd "$tmp/drain {host}" >/dev/null 2>&1
+rc=$?
+[ $rc -eq 2 ] && [ ! -e "$tmp/drained" ]
+check "--drain-cmd never runs on an error verdict ($rc)" $?
 $WRAP "$rck" preflight --from-mesh "$tmp/nic.json" --drain-cmd "$tmp/nonexistent {host}" >/dev/null 2>"$tmp/err"
 rc=$?
 [ $rc -eq 1 ] && grep -q "drain-cmd" "$tmp/err"
@@ -150,7 +169,7 @@ check "a failing drain command is reported, the verdict stays ($rc)" $?
 # Live: three loopback agents through a template, thresholds loose enough
 # for loopback noise: healthy, exit 0, a JSON document with the sweep.
 export PATH=${rck%/*}:$PATH
-printf 'link_rel_floor = 0.01\nlink_latency_factor = 1000\n' >"$tmp/loose.conf"
+printf 'link_rel_floor = 0.01\nlink_latency_factor = 1000\nnoise_max = 10\n' >"$tmp/loose.conf"
 out=$($WRAP "$rck" -j preflight --hosts 127.0.0.1,127.0.0.2,127.0.0.3 --launcher 'env H={host} {cmd}' \
 	--transport tcp --iters 10 --config "$tmp/loose.conf" 2>"$tmp/err")
 rc=$?

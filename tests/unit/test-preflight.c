@@ -136,10 +136,15 @@ static void test_loopback(void **state)
 	 * The verdict must still be made. */
 	bool healthy = !(getenv("ROCECHECK_WRAP") && *getenv("ROCECHECK_WRAP"));
 
+	/* A loaded runner's loopback may be too noisy to judge: inconclusive,
+	 * never a drain. */
 	if (healthy)
-		assert_int_equal(rck_preflight_verdict(p), RCK_VERDICT_HEALTHY);
+		assert_true(rck_preflight_verdict(p) == RCK_VERDICT_HEALTHY ||
+			    rck_preflight_verdict(p) == RCK_VERDICT_INCONCLUSIVE);
 	else
 		assert_int_not_equal(rck_preflight_verdict(p), RCK_VERDICT_ERROR);
+	if (rck_preflight_verdict(p) != RCK_VERDICT_DEGRADED)
+		assert_int_equal(rck_preflight_bad_host_count(p), 0);
 	assert_false(seen.backwards);
 	assert_true(seen.phases & 1u << RCK_PREFLIGHT_LAUNCH);
 	assert_true(seen.phases & 1u << RCK_PREFLIGHT_SWEEP);

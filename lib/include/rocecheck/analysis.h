@@ -60,6 +60,7 @@ enum rck_finding_code {
 	RCK_FINDING_PORT_MISSING,           /**< a probed NIC is not in its host's inventory */
 	RCK_FINDING_COUNTER_RESET,          /**< a counter went backwards: reset or reboot */
 	RCK_FINDING_DCB_UNSUPPORTED,        /**< a port's driver lacks a DCB feature others have, or DCB unread */
+	RCK_FINDING_DRAIN_HELD,             /**< more hosts looked bad than drain_max_fraction: none drained */
 	RCK_FINDING_CODE_COUNT
 };
 
@@ -84,6 +85,10 @@ enum rck_verdict {
 	RCK_VERDICT_HEALTHY = 0,  /**< no finding of severity degraded or critical */
 	RCK_VERDICT_DEGRADED = 1, /**< at least one degraded or critical finding */
 	RCK_VERDICT_ERROR = 2,    /**< nothing could be judged (rck_report_error() says why) */
+	/** The fabric's measured noise (noise_cv) is above noise_max: too high
+	 * to decide against the floors (rck_report_error() says why). Findings
+	 * are kept, nothing is drained. */
+	RCK_VERDICT_INCONCLUSIVE = 3,
 };
 
 /** Names ("link_slow", "warning", "nic", "healthy"); NULL out of range. Static storage. */
@@ -298,7 +303,7 @@ bool rck_analysis_pci_degraded(const struct rck_device *dev);
 
 void rck_report_free(struct rck_report *r);
 enum rck_verdict rck_report_verdict(const struct rck_report *r);
-/** Why the verdict is error (one line), NULL otherwise. */
+/** Why the verdict is error or inconclusive (one line), NULL otherwise. */
 const char *rck_report_error(const struct rck_report *r);
 /** Findings, most severe first. */
 unsigned int rck_report_finding_count(const struct rck_report *r);
@@ -349,6 +354,23 @@ int rck_report_retest(const struct rck_report *r, unsigned int i, enum rck_link_
  */
 int rck_report_write(const struct rck_report *r, FILE *out, enum rck_format fmt);
 
+/**
+ * The hosts this report says to drain: hosts named by a host or NIC
+ * finding of severity degraded or critical that its rule confirmed (never
+ * a suspect), one entry per host, in finding order, @reason one line
+ * "rocecheck: CODE [NIC] REASON". None when the verdict is error or
+ * inconclusive. The circuit breaker (drain_max_fraction): when more hosts
+ * than that share of the hosts (at least one) would be drained, none is,
+ * they are listed by rck_report_held() and a fabric finding drain_held
+ * (degraded) says so. Count, and entry @i (0, or -EINVAL past the end);
+ * the strings belong to the report.
+ */
+unsigned int rck_report_drain_count(const struct rck_report *r);
+int rck_report_drain(const struct rck_report *r, unsigned int i, const char **host, const char **reason);
+/** The hosts the circuit breaker held back (they would have been drained). */
+unsigned int rck_report_held_count(const struct rck_report *r);
+int rck_report_held(const struct rck_report *r, unsigned int i, const char **host, const char **reason);
+
 /* Finding attributes. Strings absent for the entity are NULL. */
 enum rck_finding_code rck_finding_code(const struct rck_finding *f);
 enum rck_severity rck_finding_severity(const struct rck_finding *f);
@@ -363,6 +385,12 @@ const char *rck_finding_reason(const struct rck_finding *f);
 /** The numbers behind the finding: count, and pair @i (0 or -EINVAL). */
 unsigned int rck_finding_value_count(const struct rck_finding *f);
 int rck_finding_value(const struct rck_finding *f, unsigned int i, const char **key, double *value);
+/**
+ * True for a finding reported as suspect: a NIC or host whose links look
+ * slow but whose own sequential test (first pass and retests) has not
+ * confirmed it. Severity warning, its evidence in the values; never drained.
+ */
+bool rck_finding_suspect(const struct rck_finding *f);
 
 #ifdef __cplusplus
 }
