@@ -23,7 +23,7 @@
 
 struct acc {
 	uint64_t trials, named_ok, named_bad, detected, localised, false_drains, healthy_hosts;
-	uint64_t probes, rounds, passes, noisy_false_drains;
+	uint64_t probes, rounds, passes, noisy_false_drains, inconclusive, held;
 	uint64_t miss_by_noise[SF_NOISE_COUNT];
 };
 
@@ -91,29 +91,16 @@ static bool drain_ok(const struct sf_fabric *f, const char *h)
 	}
 }
 
-/* The hosts the preflight would drain: host and NIC findings of severity
- * degraded or worse (the rule of rck_preflight_bad_host()). */
+/* Hosts the report drains that the fault does not allow. */
 static unsigned int false_drains(const struct sf_fabric *f, const struct rck_report *r)
 {
-	unsigned int n = rck_report_finding_count(r), bad = 0;
+	unsigned int n = rck_report_drain_count(r), bad = 0;
 
 	for (unsigned int i = 0; i < n; i++) {
-		const struct rck_finding *x = rck_report_finding(r, i);
-		enum rck_entity e = rck_finding_entity(x);
-		const char *h = rck_finding_host(x);
-		bool seen = false;
+		const char *h = NULL;
 
-		if (rck_finding_severity(x) < RCK_SEVERITY_DEGRADED || (e != RCK_ENTITY_HOST && e != RCK_ENTITY_NIC) ||
-		    !h || drain_ok(f, h))
-			continue;
-		for (unsigned int j = 0; j < i && !seen; j++) {
-			const struct rck_finding *y = rck_report_finding(r, j);
-			enum rck_entity ey = rck_finding_entity(y);
-
-			seen = rck_finding_severity(y) >= RCK_SEVERITY_DEGRADED &&
-			       (ey == RCK_ENTITY_HOST || ey == RCK_ENTITY_NIC) && eq(rck_finding_host(y), h);
-		}
-		bad += !seen;
+		if (!rck_report_drain(r, i, &h, NULL) && !drain_ok(f, h))
+			bad++;
 	}
 	return bad;
 }
@@ -128,7 +115,8 @@ static void judge(const struct sf_fabric *f, const struct rck_report *r, const s
 	for (unsigned int i = 0; i < n; i++) {
 		const struct rck_finding *x = rck_report_finding(r, i);
 
-		if (rck_finding_severity(x) < RCK_SEVERITY_DEGRADED)
+		if (rck_finding_severity(x) < RCK_SEVERITY_DEGRADED || rck_finding_suspect(x) ||
+		    rck_finding_code(x) == RCK_FINDING_DRAIN_HELD)
 			continue;
 		if (right(f, x))
 			ok++;
@@ -144,6 +132,8 @@ static void judge(const struct sf_fabric *f, const struct rck_report *r, const s
 		funlockfile(stdout);
 	}
 	a->trials++;
+	a->inconclusive += rck_report_verdict(r) == RCK_VERDICT_INCONCLUSIVE;
+	a->held += rck_report_held_count(r) > 0;
 	a->named_ok += ok;
 	a->named_bad += bad;
 	a->detected += ok > 0;
@@ -214,8 +204,8 @@ static unsigned int report(const struct opts *o, unsigned int s, const struct ac
 	printf("\n%u hosts x %u rails (%u NICs, %zu probes a sweep), %u trials a class\n", o->hosts[s],
 	       o->rails[s], o->hosts[s] * o->rails[s], (size_t)o->rails[s] * o->hosts[s] * (o->hosts[s] - 1),
 	       o->trials);
-	printf("%-16s %6s %6s %6s %9s %8s %9s %6s  %s\n", "class", "prec", "recall", "local", "fd/1000h",
-	       "probes", "time_s", "passes", "misses by noise cv2/cv5/cv10/dips/noisy");
+	printf("%-16s %6s %6s %6s %9s %6s %6s %8s %7s %6s  %s\n", "class", "prec", "recall", "local", "fd/1000h",
+	       "inconc", "held", "probes", "time_s", "passes", "misses by noise cv2/cv5/cv10/dips/noisy");
 	for (unsigned int c = 0; c < SF_FAULT_COUNT; c++) {
 		const struct acc *a = &acc[c];
 		bool fault = c != SF_HEALTHY, tgt = sf_fault_targeted((enum sf_fault)c);
@@ -239,7 +229,8 @@ static unsigned int report(const struct opts *o, unsigned int s, const struct ac
 		num(stdout, prec);
 		num(stdout, rec);
 		num(stdout, loc);
-		printf(" %9.3f %8.0f %9.1f %6.2f ", fd, ratio(a->probes, a->trials), secs, ratio(a->passes, a->trials));
+		printf(" %9.3f %6.3f %6.3f %8.0f %7.1f %6.2f ", fd, ratio(a->inconclusive, a->trials),
+		       ratio(a->held, a->trials), ratio(a->probes, a->trials), secs, ratio(a->passes, a->trials));
 		for (unsigned int k = 0; k < SF_NOISE_COUNT; k++)
 			printf("%s%" PRIu64, k ? "/" : " ", a->miss_by_noise[k]);
 		printf("%s%s\n", *why ? "  MISSED:" : "", why);
@@ -250,6 +241,8 @@ static unsigned int report(const struct opts *o, unsigned int s, const struct ac
 			jnum(json, "precision", prec);
 			jnum(json, "recall", rec);
 			jnum(json, "localisation", loc);
+			jnum(json, "inconclusive", ratio(a->inconclusive, a->trials));
+			jnum(json, "held", ratio(a->held, a->trials));
 			fprintf(json, ",\"false_drains\":%" PRIu64 ",\"false_drains_per_1000_hosts\":%.4f"
 				",\"probes\":%.1f,\"modelled_s\":%.2f,\"passes\":%.2f,\"met\":%s}\n",
 				a->false_drains, fd, ratio(a->probes, a->trials), secs, ratio(a->passes, a->trials),
