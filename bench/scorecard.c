@@ -13,8 +13,10 @@
 
 #include "fabric.h"
 
-/* usage: scorecard [-n TRIALS] [-s SEED] [-j THREADS] [-z HOSTSxRAILS,...]
- * [-p PROBE_S] [-o ROUND_OVERHEAD_MS] [-J FILE] */
+/* usage: scorecard [-n TRIALS] [-s SEED] [-j THREADS] [-z HOSTSxRAILS[:TRIALS],...]
+ * [-p PROBE_S] [-o ROUND_OVERHEAD_MS] [-J FILE] [-v]: TRIALS per class and
+ * size (a size's own count first), JSON lines to FILE, -v prints every
+ * report with a wrong or missing finding. */
 #define MAX_PASSES (RCK_LINK_RETEST_MAX + 2)
 #define MAX_SIZES 8
 #define T_PRECISION 0.99
@@ -30,7 +32,7 @@ struct acc {
 struct opts {
 	unsigned int trials, threads, n_sizes;
 	bool verbose;
-	unsigned int hosts[MAX_SIZES], rails[MAX_SIZES];
+	unsigned int hosts[MAX_SIZES], rails[MAX_SIZES], size_trials[MAX_SIZES]; /* 0: trials */
 	uint64_t seed;
 	double probe_s, overhead_s;
 	const char *json;
@@ -157,10 +159,12 @@ static void *worker(void *arg)
 			      .line_rate = 400, .probe_s = o->probe_s};
 	uint64_t base = sf_mix(o->seed ^ sf_mix(((uint64_t)f.hosts << 8) | f.rails));
 
+	unsigned int trials = o->size_trials[j->size] ? o->size_trials[j->size] : o->trials;
+
 	if ((j->rc = sf_init(&f)))
 		return NULL;
 	for (unsigned int c = 0; c < SF_FAULT_COUNT; c++)
-		for (unsigned int t = j->worker; t < o->trials; t += o->threads) {
+		for (unsigned int t = j->worker; t < trials; t += o->threads) {
 			struct rck_report *r = NULL;
 
 			sf_trial(&f, sf_mix(base ^ sf_mix((uint64_t)c << 32 | t)), (enum sf_noise)(t % SF_NOISE_COUNT),
@@ -201,9 +205,9 @@ static unsigned int report(const struct opts *o, unsigned int s, const struct ac
 {
 	unsigned int missed = 0;
 
-	printf("\n%u hosts x %u rails (%u NICs, %zu probes a sweep), %u trials a class\n", o->hosts[s],
+	printf("\n%u hosts x %u rails (%u NICs, %zu probes a sweep), %" PRIu64 " trials a class\n", o->hosts[s],
 	       o->rails[s], o->hosts[s] * o->rails[s], (size_t)o->rails[s] * o->hosts[s] * (o->hosts[s] - 1),
-	       o->trials);
+	       acc[0].trials);
 	printf("%-16s %6s %6s %6s %9s %6s %6s %8s %7s %6s  %s\n", "class", "prec", "recall", "local", "fd/1000h",
 	       "inconc", "held", "probes", "time_s", "passes", "misses by noise cv2/cv5/cv10/dips/noisy");
 	for (unsigned int c = 0; c < SF_FAULT_COUNT; c++) {
@@ -256,14 +260,19 @@ static int parse_sizes(struct opts *o, const char *s)
 {
 	o->n_sizes = 0;
 	while (*s && o->n_sizes < MAX_SIZES) {
-		unsigned int h, r;
+		unsigned int h, r, n = 0;
 		int used = 0;
 
 		if (sscanf(s, "%ux%u%n", &h, &r, &used) != 2 || h < 4 || h > 1024 || r < 1 || r > 8)
 			return -EINVAL;
-		o->hosts[o->n_sizes] = h;
-		o->rails[o->n_sizes++] = r;
 		s += used;
+		if (*s == ':' && (sscanf(s, ":%u%n", &n, &used) != 1 || !n))
+			return -EINVAL;
+		if (*s == ':')
+			s += used;
+		o->hosts[o->n_sizes] = h;
+		o->size_trials[o->n_sizes] = n;
+		o->rails[o->n_sizes++] = r;
 		if (*s == ',')
 			s++;
 		else if (*s)
@@ -306,8 +315,8 @@ int main(int argc, char **argv)
 		case 'J': o.json = optarg; break;
 		case 'v': o.verbose = true; break;
 		default:
-			fprintf(stderr, "usage: scorecard [-n TRIALS] [-s SEED] [-j THREADS] [-z HxR,...] [-p PROBE_S] "
-					"[-o OVERHEAD_MS] [-J FILE]\n");
+			fprintf(stderr, "usage: scorecard [-n TRIALS] [-s SEED] [-j THREADS] [-z HxR[:N],...] [-p PROBE_S] "
+					"[-o OVERHEAD_MS] [-J FILE] [-v]\n");
 			return 2;
 		}
 	}
@@ -321,7 +330,7 @@ int main(int argc, char **argv)
 	}
 	if (sf_fixtures_init())
 		return 2;
-	printf("scorecard: seed %" PRIu64 ", %u trials per class and size, %u threads, probes %.2f s + %.1f ms a round\n",
+	printf("scorecard: seed %" PRIu64 ", %u trials per class and size unless a size says, %u threads, probes %.2f s + %.1f ms a round\n",
 	       o.seed, o.trials, o.threads, o.probe_s, o.overhead_s * 1000);
 	printf("noise models by trial number mod 5: CV 2%%, 5%%, 10%%, CV 2%% with a probe in 50 at half speed, "
 	       "CV 2%% with one host at CV 15%%\n");
