@@ -191,6 +191,33 @@ void an_check_links(const struct rck_analysis *a, struct rck_report *r, uint8_t 
 void an_check_link_counters(const struct rck_analysis *a, struct rck_report *r,
 			    const uint8_t *bad);                          /* link_counters.c */
 
+struct an_groups;
+/* ---- confirmation of NICs (confirm.c) ---- */
+/* Bandwidth references of each link (indexed by link number): centre,
+ * spread (Gb/s) and floor; the sequential test's bounds. */
+struct an_bw_ref {
+	const double *c, *sig, *fl;
+	double lnA, lnB;
+};
+enum an_conf { AN_CLEARED = 0, AN_SUSPECT, AN_CONFIRMED };
+/* What a NIC's decision rests on. */
+struct an_evidence {
+	unsigned int links, retests;   /* links judged, retests of them measured */
+	double llr, bound;             /* the test's sum and confirmation bound (bw) */
+	double retest_ratio;           /* median retest over its floor/limit; NaN none */
+	bool undecided;                /* suspect with no retest left to ask */
+};
+/* The SPRT of one link: midpoint and slope of its log likelihood ratio
+ * (centre @c, spread @sig and floor @fl in Gb/s). */
+void an_sprt_link(const struct rck_analysis *a, double c, double sig, double fl, double *mid,
+		  double *k);
+/* Decide NIC @nic on its row (@row: as sender) and/or column links of @g:
+ * bandwidth with @ref, latency (@ref NULL) against @lat_limit. A suspect
+ * gets retests of its links asked in @r. */
+enum an_conf an_confirm_nic(const struct rck_analysis *a, struct rck_report *r,
+			    const struct an_groups *g, unsigned int nic, bool row, bool col,
+			    const struct an_bw_ref *ref, double lat_limit, struct an_evidence *ev);
+
 /* ---- shared helpers (stats.c) ---- */
 /* Median of @n doubles; reorders @v. 0 for n == 0. O(n). */
 double an_median(double *v, size_t n);

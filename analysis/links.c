@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analysis_int.h"
+#include "units.h"
 
 /*
  * Why a sequential test. With a noise of 2% (coefficient of variation), a
@@ -259,30 +260,82 @@ static void explain_away(const struct rck_analysis *a, const struct an_groups *g
 	free(clear);
 }
 
+/* The NIC finding of @n: confirmed (degraded) or suspect (warning, not
+ * drained), with the medians, ratios and the test's evidence. */
+static void nic_finding(const struct rck_analysis *a, struct rck_report *r, unsigned int n, bool lat,
+			double rmed, double cmed, double rq, double cq, double centre, uint32_t rn,
+			uint32_t cn, enum an_conf conf, const struct an_evidence *ev)
+{
+	double factor = an_th(a, TH_LINK_LATENCY_FACTOR);
+	char b[6][32], ev_txt[160];
+	struct rck_finding *f;
+	enum rck_severity sev = conf == AN_CONFIRMED ? RCK_SEVERITY_DEGRADED : RCK_SEVERITY_WARNING;
+
+	if (conf == AN_CONFIRMED)
+		snprintf(ev_txt, sizeof(ev_txt), "confirmed by %u retests of its links", ev->retests);
+	else if (!ev->retests)
+		snprintf(ev_txt, sizeof(ev_txt), "first pass only, %s",
+			 ev->undecided ? "no retest left" : "retests asked");
+	else
+		snprintf(ev_txt, sizeof(ev_txt), "%u retests of its links %s", ev->retests,
+			 ev->undecided ? "left it undecided" : "not conclusive yet");
+	if (lat)
+		f = an_add_nic(r, a, n, RCK_FINDING_NIC_DEGRADED, sev,
+			       "latency p50 median %.3g us from it, %.3g us to it, over %.3g us "
+			       "(%g x the fabric median %.3g us); %s", rmed, cmed, factor * centre, factor,
+			       centre, ev_txt);
+	else
+		f = an_add_nic(r, a, n, RCK_FINDING_NIC_DEGRADED, sev,
+			       "median %s from it, %s to it: %s and %s of their floors "
+			       "(fabric median %s); %s", units_rate(b[0], 32, rmed), units_rate(b[1], 32, cmed),
+			       units_ratio(b[2], 32, rq, 1), units_ratio(b[3], 32, cq, 1),
+			       units_rate(b[4], 32, centre), ev_txt);
+	if (!f)
+		return;
+	f->suspect = conf != AN_CONFIRMED;
+	/* An empty row or column is NaN: left out of the numbers. */
+	an_value(f, lat ? "from_median_us" : "from_median_gbps", rmed);
+	an_value(f, lat ? "to_median_us" : "to_median_gbps", cmed);
+	an_value(f, "from_ratio_to_limit", rq);
+	an_value(f, "to_ratio_to_limit", cq);
+	an_value(f, lat ? "fabric_median_us" : "fabric_median_gbps", centre);
+	an_value(f, "links_from", rn);
+	an_value(f, "links_to", cn);
+	an_value(f, "retests", ev->retests);
+	an_value(f, "retest_ratio_to_limit", ev->retest_ratio);
+	if (!lat)
+		an_value(f, "llr", ev->llr);
+}
+
 /*
  * NICs most of whose links (as sender or as receiver) are beyond their
  * limit: the median of the row or column, each link over its own limit,
- * is past 1. A host with several NICs, most of them degraded, is one host
- * finding instead. @lim: each bandwidth link's floor; NULL for latency,
- * whose limit is factor x @centre (above it is bad).
+ * is past 1. Each such NIC is then decided on its own measurements
+ * (confirm.c): confirmed, suspect (retests asked) or cleared. A host with
+ * several NICs, most of them degraded, is one host finding instead,
+ * confirmed when most are confirmed. @ref: each bandwidth link's centre,
+ * spread and floor; NULL for latency, whose limit is factor x @centre
+ * (above it is bad). NICs confirmed or suspect go into @bad.
  */
 static void attribute(const struct rck_analysis *a, struct rck_report *r, const uint8_t *take,
-		      const double *lim, double centre, uint8_t *bad)
+		      const struct an_bw_ref *ref, double centre, uint8_t *bad)
 {
 	double min = an_th(a, TH_ATTRIBUTION_MIN_LINKS), factor = an_th(a, TH_LINK_LATENCY_FACTOR);
-	double *rmed = calloc(a->n_nics ? a->n_nics : 1, sizeof(double));
-	double *cmed = calloc(a->n_nics ? a->n_nics : 1, sizeof(double));
-	double *rq = calloc(a->n_nics ? a->n_nics : 1, sizeof(double));
-	double *cq = calloc(a->n_nics ? a->n_nics : 1, sizeof(double));
+	const double *lim = ref ? ref->fl : NULL;
+	size_t nn = a->n_nics ? a->n_nics : 1, nh = a->n_hosts ? a->n_hosts : 1;
+	double *rmed = calloc(nn, sizeof(double)), *cmed = calloc(nn, sizeof(double));
+	double *rq = calloc(nn, sizeof(double)), *cq = calloc(nn, sizeof(double));
 	bool lat = !lim;
-	uint8_t *deg = calloc(a->n_nics ? a->n_nics : 1, 1);
-	unsigned int *with = calloc(a->n_hosts ? a->n_hosts : 1, sizeof(unsigned int));
-	unsigned int *ndeg = calloc(a->n_hosts ? a->n_hosts : 1, sizeof(unsigned int));
+	uint8_t *deg = calloc(nn, 1), *side = calloc(nn, 1), *conf = calloc(nn, 1);
+	struct an_evidence *ev = calloc(nn, sizeof(*ev));
+	unsigned int *with = calloc(nh, sizeof(unsigned int)), *ndeg = calloc(nh, sizeof(unsigned int));
+	unsigned int *nconf = calloc(nh, sizeof(unsigned int));
 	double *scratch = NULL;
 	struct an_groups g = {0};
 	uint32_t maxg = 1;
 
-	if (!rmed || !cmed || !rq || !cq || !deg || !with || !ndeg || an_groups_build(a, take, &g))
+	if (!rmed || !cmed || !rq || !cq || !deg || !side || !conf || !ev || !with || !ndeg || !nconf ||
+	    an_groups_build(a, take, &g))
 		goto oom;
 	for (unsigned int n = 0; n < a->n_nics; n++) {
 		uint32_t rn = g.row_start[n + 1] - g.row_start[n], cn = g.col_start[n + 1] - g.col_start[n];
@@ -308,11 +361,17 @@ static void attribute(const struct rck_analysis *a, struct rck_report *r, const 
 		rbad = rn >= min && (lat ? rq[n] > 1 : rq[n] < 1);
 		cbad = cn >= min && (lat ? cq[n] > 1 : cq[n] < 1);
 		deg[n] = rbad || cbad;
+		side[n] = (uint8_t)(rbad | cbad << 1);
 	}
 	explain_away(a, &g, lim, lat ? factor * centre : 0, rq, cq, deg, scratch);
 	for (unsigned int n = 0; n < a->n_nics; n++) {
 		uint32_t rn = g.row_start[n + 1] - g.row_start[n], cn = g.col_start[n + 1] - g.col_start[n];
 
+		if (deg[n]) {
+			conf[n] = (uint8_t)an_confirm_nic(a, r, &g, n, side[n] & 1, side[n] & 2, ref,
+							  factor * centre, &ev[n]);
+			deg[n] = conf[n] != AN_CLEARED;
+		}
 		/* Bandwidth medians in Gb/s only for the reason of a finding. */
 		if (!lat && deg[n]) {
 			rmed[n] = rn ? group_median(a, g.row_idx + g.row_start[n], rn, NULL, scratch) : NAN;
@@ -321,18 +380,24 @@ static void attribute(const struct rck_analysis *a, struct rck_report *r, const 
 		if (rn + cn)
 			with[a->nics[n].host]++;
 		ndeg[a->nics[n].host] += deg[n];
+		nconf[a->nics[n].host] += deg[n] && conf[n] == AN_CONFIRMED;
 	}
 	for (unsigned int h = 0; h < a->n_hosts; h++) {
 		struct rck_finding *f;
+		bool confirmed = 2 * nconf[h] > with[h];
 
 		if (with[h] < 2 || 2 * ndeg[h] <= with[h])
 			continue;
-		f = an_add(r, RCK_FINDING_HOST_DEGRADED, RCK_SEVERITY_DEGRADED, RCK_ENTITY_HOST,
+		f = an_add(r, RCK_FINDING_HOST_DEGRADED,
+			   confirmed ? RCK_SEVERITY_DEGRADED : RCK_SEVERITY_WARNING, RCK_ENTITY_HOST,
 			   a->hosts[h].name, NULL, NULL, NULL,
-			   "%u of its %u probed NICs have most of their links %s", ndeg[h], with[h],
-			   lat ? "slow to answer" : "below the floor");
+			   "%u of its %u probed NICs have most of their links %s; %u of them confirmed by "
+			   "retests", ndeg[h], with[h], lat ? "slow to answer" : "below the floor", nconf[h]);
+		if (f)
+			f->suspect = !confirmed;
 		an_value(f, "nics_degraded", ndeg[h]);
 		an_value(f, "nics", with[h]);
+		an_value(f, "nics_confirmed", nconf[h]);
 		for (unsigned int n = 0; n < a->n_nics; n++)
 			if (a->nics[n].host == h && deg[n]) {
 				bad[n] = 1;
@@ -340,30 +405,12 @@ static void attribute(const struct rck_analysis *a, struct rck_report *r, const 
 			}
 	}
 	for (unsigned int n = 0; n < a->n_nics; n++) {
-		uint32_t rn = g.row_start[n + 1] - g.row_start[n], cn = g.col_start[n + 1] - g.col_start[n];
-		struct rck_finding *f;
-
 		if (!deg[n])
 			continue;
 		bad[n] = 1;
-		if (lat)
-			f = an_add_nic(r, a, n, RCK_FINDING_NIC_DEGRADED, RCK_SEVERITY_DEGRADED,
-				       "latency p50 median %.2f us from it, %.2f us to it, over %.2f us "
-				       "(%g x the fabric median %.2f us)",
-				       rmed[n], cmed[n], factor * centre, factor, centre);
-		else
-			f = an_add_nic(r, a, n, RCK_FINDING_NIC_DEGRADED, RCK_SEVERITY_DEGRADED,
-				       "median %.1f Gb/s from it, %.1f Gb/s to it: %.2f and %.2f of "
-				       "their floors (fabric median %.1f Gb/s)", rmed[n], cmed[n], rq[n],
-				       cq[n], centre);
-		/* An empty row or column is NaN: left out of the numbers. */
-		an_value(f, lat ? "from_median_us" : "from_median_gbps", rmed[n]);
-		an_value(f, lat ? "to_median_us" : "to_median_gbps", cmed[n]);
-		an_value(f, "from_ratio_to_limit", rq[n]);
-		an_value(f, "to_ratio_to_limit", cq[n]);
-		an_value(f, lat ? "fabric_median_us" : "fabric_median_gbps", centre);
-		an_value(f, "links_from", rn);
-		an_value(f, "links_to", cn);
+		nic_finding(a, r, n, lat, rmed[n], cmed[n], rq[n], cq[n], centre,
+			    g.row_start[n + 1] - g.row_start[n], g.col_start[n + 1] - g.col_start[n],
+			    (enum an_conf)conf[n], &ev[n]);
 	}
 	goto out;
 oom:
@@ -376,8 +423,12 @@ out:
 	free(rq);
 	free(cq);
 	free(deg);
+	free(side);
+	free(conf);
+	free(ev);
 	free(with);
 	free(ndeg);
+	free(nconf);
 }
 
 /* One fabric finding when most links sit below their absolute floor, or the
@@ -607,7 +658,8 @@ static void classes(const struct rck_analysis *a, const uint8_t *take, double *v
 static void check_bw(const struct rck_analysis *a, struct rck_report *r, uint8_t *bad)
 {
 	struct bw_ctx b = {0};
-	double *v, *lim = NULL;
+	struct an_bw_ref ref;
+	double *v, *lim = NULL, *cen = NULL, *sg = NULL;
 	uint8_t *take;
 	size_t n = take_links(a, bad, RCK_LINK_TEST_BW, &take, &v);
 
@@ -634,8 +686,14 @@ static void check_bw(const struct rck_analysis *a, struct rck_report *r, uint8_t
 	b.lnA = log(1 / an_th(a, TH_LINK_FALSE_ALARM));
 	b.lnB = log(an_th(a, TH_LINK_MISS));
 	b.retests_max = (unsigned int)an_th(a, TH_LINK_RETESTS_MAX);
-	/* Each link's floor, for attribution. */
+	/* Each link's centre, spread and floor, for attribution. */
 	lim = v;
+	cen = malloc((a->n_links ? a->n_links : 1) * sizeof(*cen));
+	sg = malloc((a->n_links ? a->n_links : 1) * sizeof(*sg));
+	if (!cen || !sg) {
+		r->err = -ENOMEM;
+		goto out;
+	}
 	for (size_t i = 0; i < a->n_links; i++) {
 		double c, sig;
 
@@ -643,14 +701,19 @@ static void check_bw(const struct rck_analysis *a, struct rck_report *r, uint8_t
 			continue;
 		class_centre(&b, a->links[i].line_rate, &c, &sig);
 		lim[i] = floor_of(a, c, a->links[i].line_rate);
+		cen[i] = c;
+		sg[i] = sig * c;
 	}
-	attribute(a, r, take, lim, b.centre, bad);
+	ref = (struct an_bw_ref){cen, sg, lim, b.lnA, b.lnB};
+	attribute(a, r, take, &ref, b.centre, bad);
 	for (size_t i = 0; i < a->n_links; i++)
 		if (take[i] && !touches(bad, &a->links[i]))
 			judge_bw(a, r, &a->links[i], &b);
 out:
 	free(take);
 	free(v);
+	free(cen);
+	free(sg);
 }
 
 static void judge_lat(const struct rck_analysis *a, struct rck_report *r, const struct an_link *l,

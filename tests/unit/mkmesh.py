@@ -2,8 +2,10 @@
 # A recorded sweep for tests: mkmesh.py N [SPEC...] writes a mesh JSON of N
 # hosts h0.. with one 100 Gb/s NIC each and every directed bw probe at
 # about 95 Gb/s. SPEC: "slow:S:D:G" probe S->D at G Gb/s with 3 retests at
-# G; "nic:H:G" every probe from and to host H at G; "fail" every probe
-# failed; "loss:S:D" 5000 out_of_sequence at D's end of S->D.
+# G; "nic:H:G" every probe from and to host H at G, with one retest at G
+# (its retests agree: confirmed); "nicfirst:H:G" the same without retests
+# (a suspect); "fail" every probe failed; "loss:S:D" 5000 out_of_sequence
+# at D's end of S->D.
 import json
 import sys
 
@@ -28,13 +30,15 @@ for s in range(n):
     for d in range(n):
         if s == d:
             continue
-        g, retest, ctr, status = 95 + (k % 5) * 0.4, None, None, "ok"
+        g, retest, retest1, ctr, status = 95 + (k % 5) * 0.4, None, None, None, "ok"
         k += 1
         for spec in specs:
             w = spec.split(":")
             if w[0] == "slow" and int(w[1]) == s and int(w[2]) == d:
                 g, retest = float(w[3]), float(w[3])
             elif w[0] == "nic" and int(w[1]) in (s, d):
+                g, retest1 = float(w[2]), float(w[2])
+            elif w[0] == "nicfirst" and int(w[1]) in (s, d):
                 g = float(w[2])
             elif w[0] == "fail":
                 status = "failed"
@@ -45,6 +49,9 @@ for s in range(n):
             p["attempts"] = 4
             p["retest"] = meas("ok", retest)
             p["later_retests"] = [meas("ok", retest), meas("ok", retest)]
+        elif retest1 is not None:
+            p["attempts"] = 2
+            p["retest"] = meas("ok", retest1)
         probes.append(p)
 json.dump({"version": 1, "pattern": "full", "rails": "same", "start_ns": 0, "seconds": 30.0,
            "hosts": hosts, "probes": probes}, sys.stdout)

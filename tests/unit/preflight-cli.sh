@@ -166,6 +166,16 @@ rc=$?
 [ $rc -eq 1 ] && grep -q "drain-cmd" "$tmp/err"
 check "a failing drain command is reported, the verdict stays ($rc)" $?
 
+# A NIC slow in the first pass, never retested: a suspect with its
+# evidence, never drained (a single pass, however deep, confirms nothing).
+mesh 6 nicfirst:4:50 >"$tmp/nicfirst.json"
+rm -f "$tmp/drained"
+out=$($WRAP "$rck" preflight --from-mesh "$tmp/nicfirst.json" --drain-cmd "$tmp/drain {host}")
+rc=$?
+[ $rc -eq 0 ] && grep -q '^nic_degraded .*warning .*h4 mlx5_0/1: suspect, not drained: .*first pass only' <<<"$out" &&
+	! grep -q '^drain ' <<<"$out" && [ ! -e "$tmp/drained" ]
+check "a NIC slow in the first pass only: suspect, not drained ($rc: $(grep nic_degraded <<<"$out"))" $?
+
 # Live: three loopback agents through a template, thresholds loose enough
 # for loopback noise: healthy, exit 0, a JSON document with the sweep.
 export PATH=${rck%/*}:$PATH

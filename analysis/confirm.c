@@ -1,0 +1,151 @@
+/* Confirmation of a NIC that looks degraded: a sequential test on its own
+ * measurements, first pass and retests of its links, as links are decided. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "analysis_int.h"
+
+/*
+ * A NIC whose links' median sits below their floors is only a suspect: the
+ * first pass measured all its links at once, and a loaded host, a busy
+ * switch port or a noisy loopback slows every link of one NIC together.
+ * So it is decided like a single link (links.c): Wald's sequential test
+ * of "healthy" (each link at its centre) against "at the floor" (or
+ * link_min_gap sigmas below the centre) on every measurement of its links
+ * on the side found slow. The first pass together counts for at most 0.9
+ * of the confirmation bound, so it never confirms alone: at least one
+ * retest alone must agree (and the retests' own median must sit below the
+ * floors). Up to nic_retest_links of its links are retested per pass, up
+ * to link_retests_max each. Wald's bound keeps the false alarm rate below
+ * link_false_alarm per NIC.
+ */
+
+void an_sprt_link(const struct rck_analysis *a, double c, double sig, double fl, double *mid,
+		  double *k)
+{
+	double alt = c - an_th(a, TH_LINK_MIN_GAP) * sig;
+
+	if (fl < alt)
+		alt = fl;
+	*mid = (c + alt) / 2;
+	*k = (c - alt) / (sig * sig);
+}
+
+/* One link's measurements: first (@first) or retests, each retest's log
+ * likelihood ratio capped below @cap; @retest_ratios gets x / floor. */
+static void link_llr(const struct rck_analysis *a, const struct an_bw_ref *ref, uint32_t i,
+		     double *first, double *retests, unsigned int *n_rt, double *ratios, unsigned int *n_ratio)
+{
+	const struct an_link *l = &a->links[i];
+	double mid, k, cap = 0.9 * ref->lnA;
+
+	an_sprt_link(a, ref->c[i], ref->sig[i], ref->fl[i], &mid, &k);
+	*first += k * (mid - l->value);
+	for (unsigned int j = 0; j < l->n_retests; j++) {
+		const struct rck_link_meas *x = &a->retests[l->retest + j];
+		double v;
+
+		if (x->status != RCK_LINK_OK)
+			continue;
+		v = k * (mid - x->gbps);
+		*retests += v < cap ? v : cap;
+		(*n_rt)++;
+		ratios[(*n_ratio)++] = x->gbps / ref->fl[i];
+	}
+}
+
+/* Latency: each retest's p50 over the limit. */
+static void link_lat(const struct rck_analysis *a, uint32_t i, double limit, unsigned int *n_rt,
+		     double *ratios, unsigned int *n_ratio)
+{
+	const struct an_link *l = &a->links[i];
+
+	for (unsigned int j = 0; j < l->n_retests; j++) {
+		const struct rck_link_meas *x = &a->retests[l->retest + j];
+
+		if (x->status != RCK_LINK_OK)
+			continue;
+		(*n_rt)++;
+		ratios[(*n_ratio)++] = x->lat_p50_us / limit;
+	}
+}
+
+/* Ask for retests of up to nic_retest_links links of the side, those
+ * retested least first; false when every one has had link_retests_max. */
+static bool ask(const struct rck_analysis *a, struct rck_report *r, const uint32_t *idx, uint32_t n,
+		enum rck_link_test test)
+{
+	unsigned int max = (unsigned int)an_th(a, TH_LINK_RETESTS_MAX);
+	unsigned int want = (unsigned int)an_th(a, TH_NIC_RETEST_LINKS), asked = 0;
+
+	for (unsigned int round = 0; round < max && asked < want; round++)
+		for (uint32_t i = 0; i < n && asked < want; i++)
+			if (a->links[idx[i]].n_retests == round) {
+				an_retest_add(r, test, a->links[idx[i]].src, a->links[idx[i]].dst);
+				asked++;
+			}
+	return asked > 0;
+}
+
+enum an_conf an_confirm_nic(const struct rck_analysis *a, struct rck_report *r,
+			    const struct an_groups *g, unsigned int nic, bool row, bool col,
+			    const struct an_bw_ref *ref, double lat_limit, struct an_evidence *ev)
+{
+	enum rck_link_test test = ref ? RCK_LINK_TEST_BW : RCK_LINK_TEST_LAT;
+	double first = 0, rt = 0, *ratios;
+	unsigned int n_ratio = 0, cap = 0;
+	bool more = false;
+
+	*ev = (struct an_evidence){0};
+	for (int side = 0; side < 2; side++) {
+		const uint32_t *start = side ? g->col_start : g->row_start;
+
+		if (side ? col : row)
+			cap += (start[nic + 1] - start[nic]) * RCK_LINK_RETEST_MAX;
+	}
+	ratios = malloc((cap ? cap : 1) * sizeof(*ratios));
+	if (!ratios) {
+		r->err = -ENOMEM;
+		return AN_SUSPECT;
+	}
+	for (int side = 0; side < 2; side++) {
+		const uint32_t *start = side ? g->col_start : g->row_start;
+		const uint32_t *idx = side ? g->col_idx : g->row_idx;
+
+		if (!(side ? col : row))
+			continue;
+		for (uint32_t i = start[nic]; i < start[nic + 1]; i++) {
+			ev->links++;
+			if (ref)
+				link_llr(a, ref, idx[i], &first, &rt, &ev->retests, ratios, &n_ratio);
+			else
+				link_lat(a, idx[i], lat_limit, &ev->retests, ratios, &n_ratio);
+		}
+	}
+	ev->retest_ratio = n_ratio ? an_median(ratios, n_ratio) : NAN;
+	free(ratios);
+	if (ref) {
+		/* The first pass, however clear, stops short of the bound. */
+		if (first > 0.9 * ref->lnA)
+			first = 0.9 * ref->lnA;
+		ev->llr = first + rt;
+		ev->bound = ref->lnA;
+		if (ev->retests && ev->llr >= ref->lnA && ev->retest_ratio < 1)
+			return AN_CONFIRMED;
+		if (ev->llr <= ref->lnB)
+			return AN_CLEARED;
+	} else if (ev->retests) {
+		/* Latency: the retests alone decide, their median over the limit. */
+		return ev->retest_ratio > 1 ? AN_CONFIRMED : AN_CLEARED;
+	}
+	for (int side = 0; side < 2; side++) {
+		const uint32_t *start = side ? g->col_start : g->row_start;
+		const uint32_t *idx = side ? g->col_idx : g->row_idx;
+
+		if (side ? col : row)
+			more |= ask(a, r, idx + start[nic], start[nic + 1] - start[nic], test);
+	}
+	ev->undecided = !more;
+	return AN_SUSPECT;
+}

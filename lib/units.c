@@ -1,0 +1,68 @@
+/* Numbers as a person reads them: rates scaled to their size, ratios that
+ * keep the side of their threshold, counts with the right plural. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "units.h"
+
+const char *units_sig3(char *buf, size_t len, double v)
+{
+	double a = fabs(v);
+	int dec;
+
+	if (!isfinite(v)) {
+		snprintf(buf, len, "%g", v);
+		return buf;
+	}
+	if (a == 0) {
+		snprintf(buf, len, "0");
+		return buf;
+	}
+	/* Digits after the point for three significant ones; a value that
+	 * rounds up to the next decade (99.96) takes one fewer. */
+	dec = 2 - (int)floor(log10(a));
+	if (round(a * pow(10, dec)) >= 1000)
+		dec--;
+	if (dec < 0)
+		dec = 0;
+	snprintf(buf, len, "%.*f", dec, v);
+	return buf;
+}
+
+const char *units_rate(char *buf, size_t len, double gbps)
+{
+	static const char *const unit[] = {"kb/s", "Mb/s", "Gb/s", "Tb/s"};
+	double v = gbps * 1e6; /* kb/s */
+	unsigned int u = 0;
+	char num[32];
+
+	if (!isfinite(gbps) || gbps == 0) {
+		snprintf(buf, len, "%g Gb/s", isfinite(gbps) ? 0.0 : gbps);
+		return buf;
+	}
+	/* Scale while the value would read 1000 or more once rounded. */
+	while (u < 3 && fabs(v) >= 999.5)
+		v /= 1000, u++;
+	snprintf(buf, len, "%s %s", units_sig3(num, sizeof(num), v), unit[u]);
+	return buf;
+}
+
+const char *units_ratio(char *buf, size_t len, double ratio, double threshold)
+{
+	for (int dec = 2; dec <= 6; dec++) {
+		double shown;
+
+		snprintf(buf, len, "%.*f", dec, ratio);
+		shown = strtod(buf, NULL);
+		if ((ratio < threshold) == (shown < threshold) && (ratio > threshold) == (shown > threshold))
+			return buf;
+	}
+	return buf;
+}
+
+const char *units_count(char *buf, size_t len, unsigned long n, const char *one, const char *many)
+{
+	snprintf(buf, len, "%lu %s", n, n == 1 ? one : many);
+	return buf;
+}

@@ -1,0 +1,20 @@
+/* Numbers as a person reads them: rates scaled to their size with three
+ * significant digits, ratios that never round across their threshold. */
+#ifndef RCK_UNITS_H
+#define RCK_UNITS_H
+
+#include <stddef.h>
+
+/* @gbps as "41.2 Gb/s", "627 Mb/s", "3.10 Tb/s" (three significant digits,
+ * Mb/s below 1 Gb/s, kb/s below 1 Mb/s); returns @buf. */
+const char *units_rate(char *buf, size_t len, double gbps);
+/* @v with three significant digits ("0.0627", "41.2", "1.00"); @buf. */
+const char *units_sig3(char *buf, size_t len, double v);
+/* @ratio with two decimals, or as many more as it takes (up to six) for
+ * the text to stay on the same side of @threshold as the number: 0.997
+ * against 1 is "0.997", never "1.00"; @buf. */
+const char *units_ratio(char *buf, size_t len, double ratio, double threshold);
+/* "1 host", "3 hosts": @n and @one or @many; @buf. */
+const char *units_count(char *buf, size_t len, unsigned long n, const char *one, const char *many);
+
+#endif
