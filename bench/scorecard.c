@@ -330,6 +330,7 @@ int main(int argc, char **argv)
 	}
 	if (sf_fixtures_init())
 		return 2;
+	setvbuf(stdout, NULL, _IOLBF, 0); /* a long run's log shows each size as it ends */
 	printf("scorecard: seed %" PRIu64 ", %u trials per class and size unless a size says, %u threads, probes %.2f s + %.1f ms a round\n",
 	       o.seed, o.trials, o.threads, o.probe_s, o.overhead_s * 1000);
 	printf("noise models by trial number mod 5: CV 2%%, 5%%, 10%%, CV 2%% with a probe in 50 at half speed, "
@@ -364,6 +365,8 @@ int main(int argc, char **argv)
 			}
 		}
 		missed += report(&o, s, sum, json);
+		if (json)
+			fflush(json);
 		fd_quiet += sum[SF_HEALTHY].false_drains;
 		for (unsigned int c = 0; c < SF_FAULT_COUNT; c++)
 			fd_noisy += sum[c].noisy_false_drains;
