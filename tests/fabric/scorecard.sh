@@ -96,7 +96,7 @@ for ((k = 0; k < ${#series[@]}; k++)); do
 		ok "$name: 1% loss on $v named on $v only ($secs s)" ;;
 	port_bounce)
 		# The port goes down a few seconds into the sweep and comes back.
-		( sleep 4; "$ROCELAB" impair "$v" down >/dev/null; sleep 4; "$ROCELAB" impair "$v" up >/dev/null ) &
+		( sleep 3; "$ROCELAB" impair "$v" down >/dev/null; sleep 6; "$ROCELAB" impair "$v" up >/dev/null ) &
 		bouncer=$!
 		preflight "$name"
 		wait "$bouncer"
