@@ -42,6 +42,7 @@ enum th_key {
 	TH_DRAIN_MAX_FRACTION,
 	TH_NOISE_MAX,
 	TH_NIC_RETEST_LINKS,
+	TH_NOISE_BUDGET_S,     /* the preflight's, not the analysis's */
 	TH_COUNT
 };
 
@@ -53,6 +54,7 @@ struct rck_thresholds {
 struct an_host {
 	char *name;
 	char *unreachable;               /* reason, NULL when reachable */
+	bool spare;                      /* judged, never drained */
 	const struct rck_inventory *inv; /* borrowed */
 	const struct rck_delta *delta;   /* borrowed */
 	unsigned int first_nic, n_nics;  /* NICs are added host by host or not: see nic_host */

@@ -167,7 +167,7 @@ static void title(const struct hm_grid *g, struct hm_canvas *c)
 	bool bw = g->test == RCK_MESH_TEST_BW;
 	char buf[400], med[32];
 
-	snprintf(buf, sizeof(buf), "rocecheck mesh: %s%s%s", bw ? "bandwidth, Gb/s" : "latency p50, \xc2\xb5s",
+	snprintf(buf, sizeof(buf), "rocecheck mesh: %s%s%s", bw ? "bandwidth" : "latency p50",
 		 g->verdict ? ", verdict " : "", g->verdict ? g->verdict : "");
 	c->text(c, 14, 24, 17, HM_START, false, true, INK, buf);
 	snprintf(buf, sizeof(buf),
@@ -176,18 +176,17 @@ static void title(const struct hm_grid *g, struct hm_canvas *c)
 		 g->count[HM_SKIPPED], g->count[HM_OK], g->count[HM_FAILED], g->count[HM_UNREACHABLE],
 		 g->count[HM_SKIPPED]);
 	c->text(c, 14, 42, 12, HM_START, false, false, INK, buf);
-	hm_num(med, sizeof(med), g->median, g->median < 10 ? 2 : 1);
+	hm_value_text(med, sizeof(med), g->test, g->median);
 	if (!g->verdict) {
-		snprintf(buf, sizeof(buf), "no analysis report: nothing marked; median of the cells %s %s",
-			 g->median > 0 ? med : "n/a", bw ? "Gb/s" : "\xc2\xb5s");
+		snprintf(buf, sizeof(buf), "no analysis report: nothing marked; median of the cells %s",
+			 g->median > 0 ? med : "n/a");
 		c->text(c, 14, 58, 12, HM_START, false, false, INK, buf);
 		return;
 	}
-	snprintf(buf, sizeof(buf), "degraded: %u link%s, %u NIC%s, %u host%s%s; fabric median %s %s",
+	snprintf(buf, sizeof(buf), "degraded: %u link%s, %u NIC%s, %u host%s%s; fabric median %s",
 		 g->links_marked, g->links_marked == 1 ? "" : "s", g->nics_marked,
 		 g->nics_marked == 1 ? "" : "s", g->hosts_marked, g->hosts_marked == 1 ? "" : "s",
-		 g->fabric_slow ? "; the whole fabric is slow" : "", g->median > 0 ? med : "n/a",
-		 bw ? "Gb/s" : "\xc2\xb5s");
+		 g->fabric_slow ? "; the whole fabric is slow" : "", g->median > 0 ? med : "n/a");
 	c->text(c, 14, 58, 12, HM_START, false, g->links_marked + g->nics_marked + g->hosts_marked > 0,
 		g->links_marked + g->nics_marked + g->hosts_marked ? RED : INK, buf);
 }
@@ -204,10 +203,9 @@ static void cell_tip(const struct hm_grid *g, unsigned int r, unsigned int col,
 	static const char *const what[] = {"not probed", "skipped", "", "unreachable", "failed"};
 	char v[32];
 
-	hm_num(v, sizeof(v), b->value, b->value < 10 ? 2 : 1);
-	snprintf(buf, len, "%s \xe2\x86\x92 %s: %s%s", g->full[r], g->full[col],
-		 b->state == HM_OK ? v : what[b->state],
-		 b->state == HM_OK ? (g->test == RCK_MESH_TEST_BW ? " Gb/s" : " \xc2\xb5s") : "");
+	hm_value_text(v, sizeof(v), g->test, b->value);
+	snprintf(buf, len, "%s \xe2\x86\x92 %s: %s", g->full[r], g->full[col],
+		 b->state == HM_OK ? v : what[b->state]);
 }
 
 /* A block's tooltip: its NIC ranges and its worst cell. */
@@ -219,12 +217,11 @@ static void block_tip(const struct hm_grid *g, unsigned int r, unsigned int col,
 	unsigned int c2 = c1 + g->block - 1 < g->n ? c1 + g->block - 1 : g->n - 1;
 	char v[32];
 
-	hm_num(v, sizeof(v), b->value, b->value < 10 ? 2 : 1);
-	snprintf(buf, len, "%s\xe2\x80\xa6%s \xe2\x86\x92 %s\xe2\x80\xa6%s: %s%s%s", g->label[r1],
+	hm_value_text(v, sizeof(v), g->test, b->value);
+	snprintf(buf, len, "%s\xe2\x80\xa6%s \xe2\x86\x92 %s\xe2\x80\xa6%s: %s%s", g->label[r1],
 		 g->label[r2], g->label[c1], g->label[c2],
 		 b->state == HM_FAILED ? "a probe failed" : b->state == HM_UNREACHABLE ? "a host unreachable"
-		 : b->state == HM_OK ? "worst " : "skipped", b->state == HM_OK ? v : "",
-		 b->state != HM_OK ? "" : g->test == RCK_MESH_TEST_BW ? " Gb/s" : " \xc2\xb5s");
+		 : b->state == HM_OK ? "worst " : "skipped", b->state == HM_OK ? v : "");
 }
 
 static void cells(const struct hm_grid *g, const struct page *pg, struct hm_canvas *c)
@@ -318,9 +315,23 @@ static double scale(const struct hm_grid *g, double x, double y, struct hm_canva
 	unsigned int n = hm_scale_stops();
 	bool bw = g->test == RCK_MESH_TEST_BW;
 	const double seg = 30;
-	char buf[96], v[32];
+	char buf[96], v[HM_STOPS_MAX][32];
+	const char *unit = "\xc2\xb5s";
+	double mul = 1;
+	int dec = 0;
 
-	snprintf(buf, sizeof(buf), "%s, against the fabric median", bw ? "Gb/s" : "latency p50, \xc2\xb5s");
+	if (bw)
+		unit = hm_bw_unit(g->median, &mul);
+	/* Ticks in one unit, three significant digits, more when two would
+	 * read the same (a slow fabric's ticks are close together). */
+	for (bool dup = true; dup && dec <= 3; dec++) {
+		dup = false;
+		for (unsigned int i = 0; i < n && i < HM_STOPS_MAX; i++) {
+			hm_sig3(v[i], sizeof(v[i]), hm_scale_value(g->test, i, g->median) * mul, dec);
+			dup |= i > 0 && !strcmp(v[i], v[i - 1]);
+		}
+	}
+	snprintf(buf, sizeof(buf), "%s%s, against the fabric median", bw ? "" : "latency p50, ", unit);
 	c->text(c, x, y, 12, HM_START, false, true, INK, buf);
 	y += 10;
 	/* Best at the top; each stop a tick, colours between them interpolated. */
@@ -335,9 +346,7 @@ static double scale(const struct hm_grid *g, double x, double y, struct hm_canva
 				hm_value_colour(g->test, val, 1), HM_NONE, 0, false, NULL);
 		}
 		c->line(c, x + 22, ty, x + 27, ty, INK, 1);
-		hm_num(v, sizeof(v), hm_scale_value(g->test, i, g->median),
-		       hm_scale_value(g->test, i, g->median) < 10 ? 2 : 1);
-		snprintf(buf, sizeof(buf), "%s (%u%%)%s", g->median > 0 ? v : "n/a",
+		snprintf(buf, sizeof(buf), "%s (%u%%)%s", g->median > 0 && i < HM_STOPS_MAX ? v[i] : "n/a",
 			 (unsigned int)lround(100 * hm_scale_value(g->test, i, 1)),
 			 i == n - 1 ? " and better" : i == 0 ? " and worse" : "");
 		c->text(c, x + 31, ty + 4, 11, HM_START, false, false, INK, buf);

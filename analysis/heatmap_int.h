@@ -82,6 +82,17 @@ unsigned int hm_scale_stops(void);
 double hm_scale_value(enum rck_mesh_test test, unsigned int i, double median);
 /* Numbers without the locale: "-12.5" with @dec decimals (0..3). */
 void hm_num(char *buf, size_t len, double v, int dec);
+/* Most stops a colour scale has (hm_scale_stops()). */
+#define HM_STOPS_MAX 16
+/* @v with three significant digits and at least @min_dec decimals (at
+ * most 3), locale-free as hm_num(). */
+void hm_sig3(char *buf, size_t len, double v, int min_dec);
+/* The unit bandwidths near @gbps read best in (Gb/s, Mb/s below 1 Gb/s,
+ * kb/s below 1 Mb/s); *@mul turns Gb/s into it. Static string. */
+const char *hm_bw_unit(double gbps, double *mul);
+/* A value of @test with its unit, scaled to its size: "62.7 Mb/s",
+ * "41.2 Gb/s", "3.88 us" (micro sign). */
+void hm_value_text(char *buf, size_t len, enum rck_mesh_test test, double v);
 /* A copy of @s that is valid UTF-8 without control characters, shortened
  * to @max code points with an ellipsis. NULL on ENOMEM. */
 char *hm_clean(const char *s, unsigned int max);

@@ -76,7 +76,7 @@ static int list_add(struct hm_grid *g, uint8_t mark, const char *fmt, ...)
 	return 0;
 }
 
-static const char *value_text(const struct rck_finding *f, const char *key, const char *unit,
+static const char *value_text(const struct rck_finding *f, const char *key, enum rck_mesh_test test,
 			      char *buf, size_t len)
 {
 	for (unsigned int i = 0; i < rck_finding_value_count(f); i++) {
@@ -86,8 +86,8 @@ static const char *value_text(const struct rck_finding *f, const char *key, cons
 		if (!rck_finding_value(f, i, &k, &v) && !strcmp(k, key)) {
 			char num[32];
 
-			hm_num(num, sizeof(num), v, v < 10 ? 2 : 1);
-			snprintf(buf, len, ": %s %s", num, unit);
+			hm_value_text(num, sizeof(num), test, v);
+			snprintf(buf, len, ": %s", num);
 			return buf;
 		}
 	}
@@ -111,7 +111,7 @@ static int mark_link(struct hm_grid *g, const struct rck_mesh *m, const struct r
 	g->links_marked++;
 	return list_add(g, mark, "%slink %s \xe2\x86\x92 %s%s", mark == HM_MARK_WARN ? "suspect " : "",
 			g->full[s], g->full[d],
-			value_text(f, bw ? "gbps" : "p50_us", bw ? "Gb/s" : "\xc2\xb5s", v, sizeof(v)));
+			value_text(f, bw ? "gbps" : "p50_us", g->test, v, sizeof(v)));
 }
 
 static int mark_nics(struct hm_grid *g, const struct rck_mesh *m, const struct rck_finding *f,

@@ -99,6 +99,48 @@ void hm_num(char *buf, size_t len, double v, int dec)
 		snprintf(buf, len, "%s%lld", v < 0 && q ? "-" : "", q);
 }
 
+void hm_sig3(char *buf, size_t len, double v, int min_dec)
+{
+	double a = fabs(v);
+	int dec = 0;
+
+	if (a > 0 && isfinite(a)) {
+		dec = 2 - (int)floor(log10(a));
+		/* 99.96 rounds to 100.0: one digit fewer. */
+		if (dec > 0 && llround(a * pow(10, dec)) >= 1000)
+			dec--;
+	}
+	hm_num(buf, len, v, dec > min_dec ? dec : min_dec);
+}
+
+const char *hm_bw_unit(double gbps, double *mul)
+{
+	double a = fabs(gbps);
+
+	if (a > 0 && a < 0.0009995) {
+		*mul = 1e6;
+		return "kb/s";
+	}
+	if (a > 0 && a < 0.9995) {
+		*mul = 1e3;
+		return "Mb/s";
+	}
+	*mul = 1;
+	return "Gb/s";
+}
+
+void hm_value_text(char *buf, size_t len, enum rck_mesh_test test, double v)
+{
+	const char *unit = "\xc2\xb5s";
+	double mul = 1;
+	char num[32];
+
+	if (test == RCK_MESH_TEST_BW)
+		unit = hm_bw_unit(v, &mul);
+	hm_sig3(num, sizeof(num), v * mul, 0);
+	snprintf(buf, len, "%s %s", num, unit);
+}
+
 /* Length of the UTF-8 sequence at @s and its code point, 0 when invalid. */
 static size_t utf8_next(const unsigned char *s, uint32_t *cp)
 {

@@ -132,22 +132,25 @@ static void link_reason(const struct rck_analysis *a, struct rck_report *r, cons
 							      (unsigned long long)d);
 			}
 		f = an_add_link(r, a, l, checks[c].code, checks[c].sev,
-				"packets lost on a fabric meant to be lossless: %s", ev);
+				"packets lost on a fabric meant to be lossless: %s (both ends' counter "
+				"deltas during the probe; loss_min %g)", ev, an_th(a, TH_LOSS_MIN));
+		an_value(f, "loss_min", an_th(a, TH_LOSS_MIN));
 		break;
 	}
 	case 1:
 		f = an_add_link(r, a, l, checks[c].code, checks[c].sev,
-				"PFC pauses on priorities other than %u (the RoCE priority) during the probe",
-				prio);
+				"PFC pauses on priorities other than %u (the RoCE priority) during the probe "
+				"(pfc_other_min %g)", prio, an_th(a, TH_PFC_OTHER_MIN));
 		break;
 	case 2:
 		f = an_add_link(r, a, l, checks[c].code, checks[c].sev,
-				"ECN-marked packets reached the receiver but it sent no CNP: congestion "
-				"control is not working");
+				"ECN-marked packets reached the receiver but it sent no CNP during the probe "
+				"(ecn_min %g): congestion control is not working", an_th(a, TH_ECN_MIN));
 		break;
 	default:
 		f = an_add_link(r, a, l, checks[c].code, checks[c].sev,
-				"CNPs during the probe but no ECN-marked packet at the receiver");
+				"CNPs during the probe (cnp_min %g) but no ECN-marked packet at the receiver",
+				an_th(a, TH_CNP_MIN));
 		break;
 	}
 	eval(a, l, c, f);

@@ -438,6 +438,7 @@ static bool fabric_slow(const struct rck_analysis *a, struct rck_report *r, cons
 {
 	size_t known = 0, slow = 0;
 	double lm, abs_ = an_th(a, TH_LINK_ABS_FLOOR);
+	char u[2][32];
 	struct rck_finding *f;
 
 	for (size_t i = 0; i < a->n_links; i++) {
@@ -456,8 +457,8 @@ static bool fabric_slow(const struct rck_analysis *a, struct rck_report *r, cons
 		return false;
 	f = an_add(r, RCK_FINDING_FABRIC_SLOW, RCK_SEVERITY_DEGRADED, RCK_ENTITY_FABRIC, NULL, NULL,
 		   NULL, NULL,
-		   "%zu of %zu links below %g of their line rate; fabric median %.1f Gb/s of %.1f Gb/s",
-		   slow, known, abs_, centre, lm);
+		   "%zu of %zu links below %g of their line rate; fabric median %s of %s",
+		   slow, known, abs_, units_rate(u[0], 32, centre), units_rate(u[1], 32, lm));
 	an_value(f, "links_slow", (double)slow);
 	an_value(f, "links", (double)known);
 	an_value(f, "fabric_median_gbps", centre);
@@ -481,6 +482,7 @@ static void judge_bw(const struct rck_analysis *a, struct rck_report *r, const s
 		     const struct bw_ctx *b)
 {
 	double c, sig, fl, alt, gap, mid, screen, k, s, sum;
+	char u[3][32];
 	unsigned int m = 1;
 	struct rck_finding *f;
 	bool plain;
@@ -526,8 +528,9 @@ static void judge_bw(const struct rck_analysis *a, struct rck_report *r, const s
 			an_retest_add(r, RCK_LINK_TEST_BW, l->src, l->dst);
 		if (l->value < fl) {
 			f = an_add_link(r, a, l, RCK_FINDING_LINK_SLOW, RCK_SEVERITY_WARNING,
-					"%.1f Gb/s, below the floor %.1f Gb/s (fabric median %.1f); "
-					"%s, unconfirmed", l->value, fl, c,
+					"%s, below the floor %s (fabric median %s); %s, unconfirmed",
+					units_rate(u[0], 32, l->value), units_rate(u[1], 32, fl),
+					units_rate(u[2], 32, c),
 					l->n_retests ? "its retests failed" : "not retested");
 			an_value(f, "gbps", l->value);
 			an_value(f, "floor_gbps", fl);
@@ -547,8 +550,9 @@ static void judge_bw(const struct rck_analysis *a, struct rck_report *r, const s
 	if (s >= b->lnA) {
 		r->links.confirmed++;
 		f = an_add_link(r, a, l, RCK_FINDING_LINK_SLOW, RCK_SEVERITY_DEGRADED,
-				"%.1f Gb/s (mean of %u measurements, %u of them retests alone), below "
-				"the floor %.1f Gb/s (fabric median %.1f)", sum / m, m, m - 1, fl, c);
+				"%s (mean of %u measurements, %u of them retests alone), below "
+				"the floor %s (fabric median %s)", units_rate(u[0], 32, sum / m), m, m - 1,
+				units_rate(u[1], 32, fl), units_rate(u[2], 32, c));
 		an_value(f, "gbps", l->value);
 		an_value(f, "mean_gbps", sum / m);
 		an_value(f, "measurements", m);

@@ -5,9 +5,12 @@
 
 #include "analysis_int.h"
 #include "emit.h"
+#include "units.h"
 
 static void write_links(struct emit *e, const struct rck_report_links *l)
 {
+	char rate[32];
+
 	emit_obj_open(e, "links");
 	emit_u64(e, "samples", NULL, l->samples);
 	emit_u64(e, "ok", NULL, l->ok);
@@ -22,15 +25,16 @@ static void write_links(struct emit *e, const struct rck_report_links *l)
 	emit_obj_close(e);
 	if (!l->samples)
 		return;
-	emit_text(e, "%u link samples, %u ok, %u failed", l->samples, l->ok, l->failed);
+	emit_text(e, "%u link %s, %u ok, %u failed", l->samples, l->samples == 1 ? "sample" : "samples", l->ok,
+		  l->failed);
 	if (l->centre_gbps > 0)
-		emit_text(e, "; fabric median %.1f Gb/s (noise %.1f%%)", l->centre_gbps,
+		emit_text(e, "; fabric median %s (noise %.1f%%)", units_rate(rate, sizeof(rate), l->centre_gbps),
 			  100 * l->noise_cv);
 	if (l->median_lat_us > 0)
 		emit_text(e, "; median latency %.2f us", l->median_lat_us);
 	if (l->suspects)
-		emit_text(e, "; %u suspects: %u confirmed, %u cleared, %u inconclusive", l->suspects,
-			  l->confirmed, l->cleared, l->inconclusive);
+		emit_text(e, "; %u %s: %u confirmed, %u cleared, %u inconclusive", l->suspects,
+			  l->suspects == 1 ? "suspect" : "suspects", l->confirmed, l->cleared, l->inconclusive);
 	emit_text(e, "\n");
 }
 
@@ -105,7 +109,7 @@ RCK_EXPORT int rck_report_write(const struct rck_report *r, FILE *out, enum rck_
 		emit_str(e, "error", " (%s)", rck_report_error(r));
 	else
 		emit_null(e, "error", NULL);
-	emit_text(e, "; %u findings", r->n_findings);
+	emit_text(e, "; %u %s", r->n_findings, r->n_findings == 1 ? "finding" : "findings");
 	emit_obj_open(e, "counts");
 	for (int s = RCK_SEVERITY_CRITICAL; s >= RCK_SEVERITY_INFO; s--) {
 		unsigned int n = rck_report_severity_count(r, (enum rck_severity)s);
@@ -118,7 +122,7 @@ RCK_EXPORT int rck_report_write(const struct rck_report *r, FILE *out, enum rck_
 	emit_text(e, "\n");
 	write_links(e, &r->links);
 	if (r->n_retests)
-		emit_text(e, "%u links need a retest\n", r->n_retests);
+		emit_text(e, "%u %s a retest\n", r->n_retests, r->n_retests == 1 ? "link needs" : "links need");
 	emit_arr_open(e, "retest");
 	for (unsigned int i = 0; i < r->n_retests && emit_is_json(e); i++) {
 		emit_obj_open(e, NULL);

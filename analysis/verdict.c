@@ -8,10 +8,36 @@
 
 #include "analysis_int.h"
 
-static bool drainable(const struct rck_finding *f)
+static bool is_spare(const struct rck_analysis *a, const char *host)
+{
+	for (unsigned int h = 0; h < a->n_hosts; h++)
+		if (a->hosts[h].spare && !strcmp(a->hosts[h].name, host))
+			return true;
+	return false;
+}
+
+static bool drainable(const struct rck_analysis *a, const struct rck_finding *f)
 {
 	return f->sev >= RCK_SEVERITY_DEGRADED && !f->suspect && f->host &&
-	       (f->entity == RCK_ENTITY_HOST || f->entity == RCK_ENTITY_NIC);
+	       (f->entity == RCK_ENTITY_HOST || f->entity == RCK_ENTITY_NIC) && !is_spare(a, f->host);
+}
+
+RCK_EXPORT int rck_analysis_set_spare(struct rck_analysis *a, unsigned int host, bool spare)
+{
+	if (!a || host >= a->n_hosts)
+		return -EINVAL;
+	a->hosts[host].spare = spare;
+	return 0;
+}
+
+/* Hosts that may be drained: all but the spares. */
+static unsigned int workers(const struct rck_analysis *a)
+{
+	unsigned int n = 0;
+
+	for (unsigned int h = 0; h < a->n_hosts; h++)
+		n += !a->hosts[h].spare;
+	return n;
 }
 
 /* Append host @f->host (once) to @list with its one-line reason. */
@@ -58,11 +84,11 @@ void an_drains_free(struct rck_report *r)
 	r->n_drains = r->n_held = 0;
 }
 
-/* At most this many of @n_hosts hosts are drained by one run: a share of
- * them, never fewer than one. */
+/* At most this many hosts (spares aside) are drained by one run: a share
+ * of them, never fewer than one. */
 static unsigned int drain_limit(const struct rck_analysis *a)
 {
-	double lim = floor(an_th(a, TH_DRAIN_MAX_FRACTION) * a->n_hosts + 1e-9);
+	double lim = floor(an_th(a, TH_DRAIN_MAX_FRACTION) * workers(a) + 1e-9);
 
 	return lim < 1 ? 1 : (unsigned int)lim;
 }
@@ -76,7 +102,7 @@ void an_plan_drains(const struct rck_analysis *a, struct rck_report *r)
 	if (r->verdict == RCK_VERDICT_ERROR || r->verdict == RCK_VERDICT_INCONCLUSIVE)
 		return;
 	for (unsigned int i = 0; i < r->n_findings; i++)
-		if (drainable(&r->findings[i]) && add(&r->drains, &r->n_drains, &r->findings[i])) {
+		if (drainable(a, &r->findings[i]) && add(&r->drains, &r->n_drains, &r->findings[i])) {
 			r->err = -ENOMEM;
 			return;
 		}
@@ -92,9 +118,9 @@ void an_plan_drains(const struct rck_analysis *a, struct rck_report *r)
 		   NULL, NULL,
 		   "%u of %u hosts would be drained, more than drain_max_fraction %g allows (%u): "
 		   "a fabric-wide cause is likelier, none drained (first: %s)",
-		   r->n_held, a->n_hosts, an_th(a, TH_DRAIN_MAX_FRACTION), limit, r->held[0].host);
+		   r->n_held, workers(a), an_th(a, TH_DRAIN_MAX_FRACTION), limit, r->held[0].host);
 	an_value(f, "hosts_held", r->n_held);
-	an_value(f, "hosts", a->n_hosts);
+	an_value(f, "hosts", workers(a));
 	an_value(f, "drain_limit", limit);
 	an_value(f, "drain_max_fraction", an_th(a, TH_DRAIN_MAX_FRACTION));
 	an_finish(r);

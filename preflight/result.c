@@ -1,6 +1,7 @@
 /* The preflight's result: the sweep, the report, a one-line summary, the
  * hosts to drain, timings, and the text and JSON forms. */
 #include <errno.h>
+#include <stddef.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include "preflight_int.h"
+#include "units.h"
 
 static bool bad_sev(const struct rck_finding *f)
 {
@@ -33,16 +35,18 @@ static bool value(const struct rck_finding *f, const char *key, double *v)
 	return false;
 }
 
-/* What one finding names, shortly: "n3 -> n7 41 Gb/s", "n3 mlx5_0/1: ...". */
+/* What one finding names, shortly: "n3 -> n7 41.2 Gb/s", "n3 mlx5_0/1 (nic_degraded)". */
 static void describe(const struct rck_finding *f, char *buf, size_t len)
 {
 	const char *h = rck_finding_host(f), *nic = rck_finding_nic(f);
+	char rate[32];
 	double g;
 
 	switch (rck_finding_entity(f)) {
 	case RCK_ENTITY_LINK:
 		if (rck_finding_code(f) == RCK_FINDING_LINK_SLOW && value(f, "gbps", &g))
-			snprintf(buf, len, "%s -> %s %.3g Gb/s", h, rck_finding_peer_host(f), g);
+			snprintf(buf, len, "%s -> %s %s", h, rck_finding_peer_host(f),
+				 units_rate(rate, sizeof(rate), g));
 		else
 			snprintf(buf, len, "%s -> %s %s", h, rck_finding_peer_host(f),
 				 rck_finding_code_name(rck_finding_code(f)));
@@ -56,6 +60,20 @@ static void describe(const struct rck_finding *f, char *buf, size_t len)
 	default:
 		snprintf(buf, len, "%s", rck_finding_reason(f));
 	}
+}
+
+/* The reason of a finding up to its first "; " (the evidence follows). */
+static void short_reason(const struct rck_finding *f, char *buf, size_t len)
+{
+	const char *why = rck_finding_reason(f) ? rck_finding_reason(f) : "";
+	const char *semi = strstr(why, "; "), *paren = strstr(why, " (");
+	int n;
+
+	if (paren && (!semi || paren < semi))
+		semi = paren;
+	n = semi ? (int)(semi - why) : (int)strlen(why);
+
+	snprintf(buf, len, "%.*s", n > 160 ? 160 : n, why);
 }
 
 static bool str_eq(const char *a, const char *b)
@@ -72,21 +90,60 @@ static bool same_entity(const struct rck_finding *f, const struct rck_finding *g
 	       str_eq(rck_finding_peer_nic(f), rck_finding_peer_nic(g));
 }
 
+/* The first finding that a drained host rests on. */
+static const struct rck_finding *drain_finding(const struct rck_report *r, const char *host)
+{
+	for (unsigned int i = 0; i < rck_report_finding_count(r); i++) {
+		const struct rck_finding *f = rck_report_finding(r, i);
+		enum rck_entity e = rck_finding_entity(f);
+
+		if (bad_sev(f) && !rck_finding_suspect(f) && (e == RCK_ENTITY_HOST || e == RCK_ENTITY_NIC) &&
+		    str_eq(rck_finding_host(f), host))
+			return f;
+	}
+	return NULL;
+}
+
+/* Why nothing could be judged: hosts that the launcher could not start or
+ * whose agent did not answer are named as such. */
+static void could_not(const struct rck_mesh *m, const struct rck_report *r, char *buf, size_t len)
+{
+	unsigned int down = 0, n = rck_mesh_host_count(m);
+	const char *first = NULL, *why = NULL;
+
+	for (unsigned int h = 0; h < n; h++)
+		if (rck_mesh_host_unreachable(m, h)) {
+			if (!down++) {
+				first = rck_mesh_host_name(m, h);
+				why = rck_mesh_host_unreachable(m, h);
+			}
+		}
+	if (down && why && !strncmp(why, "launcher", 8))
+		snprintf(buf, len, "could not run: the launcher failed on %u of %u hosts (%s: %s)", down, n,
+			 first, why);
+	else if (down)
+		snprintf(buf, len, "could not run: no agent answered on %u of %u hosts (%s: %s)", down, n,
+			 first, why ? why : "unreachable");
+	else
+		snprintf(buf, len, "could not judge: %s", rck_report_error(r) ? rck_report_error(r) : "no result");
+}
+
 static char *summary(const struct rck_mesh *m, const struct rck_report *r,
 		     const struct rck_preflight_timings *t)
 {
 	struct rck_report_links st = {.size = sizeof(st)};
 	const struct rck_finding *top = NULL;
-	unsigned int n = 0, findings = 0;
+	unsigned int n = 0, findings = 0, suspects = 0, named = 1;
 	bool same = true;
-	char what[600], median[64] = "", *out = NULL;
+	char what[700], median[64] = "", *out = NULL, rate[32], hosts[48];
 
 	rck_report_links(r, &st);
 	if (st.centre_gbps > 0)
-		snprintf(median, sizeof(median), ", fabric median %.3g", st.centre_gbps);
+		snprintf(median, sizeof(median), ", fabric median %s", units_rate(rate, sizeof(rate), st.centre_gbps));
 	for (unsigned int i = 0; i < rck_report_finding_count(r); i++) {
 		const struct rck_finding *f = rck_report_finding(r, i);
 
+		suspects += rck_finding_suspect(f);
 		if (!bad_sev(f))
 			continue;
 		if (!top)
@@ -105,20 +162,58 @@ static char *summary(const struct rck_mesh *m, const struct rck_report *r,
 		n += !seen;
 	}
 	if (rck_report_verdict(r) == RCK_VERDICT_ERROR) {
-		snprintf(what, sizeof(what), "could not judge: %s",
-			 rck_report_error(r) ? rck_report_error(r) : "no result");
+		could_not(m, r, what, sizeof(what));
+	} else if (rck_report_verdict(r) == RCK_VERDICT_INCONCLUSIVE) {
+		snprintf(what, sizeof(what), "inconclusive, nothing drained: %s",
+			 rck_report_error(r) ? rck_report_error(r) : "too noisy");
+		if (t->noise_sweeps)
+			snprintf(what + strlen(what), sizeof(what) - strlen(what),
+				 " (after %u more %s with longer probes)", t->noise_sweeps,
+				 t->noise_sweeps == 1 ? "sweep" : "sweeps");
 	} else if (!top) {
-		snprintf(what, sizeof(what), "healthy");
+		if (suspects)
+			snprintf(what, sizeof(what), "healthy, %u %s not drained", suspects,
+				 suspects == 1 ? "suspect" : "suspects");
+		else
+			snprintf(what, sizeof(what), "healthy");
 	} else {
+		const struct rck_finding *act = NULL;
+		const char *host = NULL;
 		char one[400];
 
-		describe(top, one, sizeof(one));
-		snprintf(what, sizeof(what), "%u degraded %s: %s%s", n,
-			 same ? noun(rck_finding_entity(top), n > 1) : (n > 1 ? "findings" : "finding"), one,
-			 n > 1 ? " and more" : findings > 1 ? " and more findings" : "");
+		/* What will be acted on first: the host to drain and why. */
+		if (rck_report_drain_count(r) && !rck_report_drain(r, 0, &host, NULL))
+			act = drain_finding(r, host);
+		if (act) {
+			short_reason(act, one, sizeof(one));
+			snprintf(what, sizeof(what), "drain %s (%s%s%s: %s)", host,
+				 rck_finding_code_name(rck_finding_code(act)), rck_finding_nic(act) ? " " : "",
+				 rck_finding_nic(act) ? rck_finding_nic(act) : "", one);
+		} else if (rck_report_held_count(r)) {
+			unsigned int held = rck_report_held_count(r);
+
+			snprintf(what, sizeof(what), "%u hosts held by the circuit breaker, none drained:", held);
+			for (unsigned int i = 0; i < held && i < 3; i++) {
+				rck_report_held(r, i, &host, NULL);
+				snprintf(what + strlen(what), sizeof(what) - strlen(what), "%s %s",
+					 i ? "," : "", host);
+			}
+			/* The held hosts and the breaker's own finding are named. */
+			named = (held < 3 ? held : 3) + 1;
+		} else {
+			describe(top, one, sizeof(one));
+			snprintf(what, sizeof(what), "%u degraded %s: %s", n,
+				 same ? noun(rck_finding_entity(top), n > 1) : (n > 1 ? "findings" : "finding"), one);
+		}
+		if (n > named)
+			snprintf(what + strlen(what), sizeof(what) - strlen(what), " and %u more", n - named);
+		else if (findings > named)
+			snprintf(what + strlen(what), sizeof(what) - strlen(what), " and %u more %s",
+				 findings - named, findings - named == 1 ? "finding" : "findings");
 	}
-	if (asprintf(&out, "%u hosts, %u probes in %.*f s, %s%s", rck_mesh_host_count(m), t->probes,
-		     t->total_s < 10 ? 1 : 0, t->total_s, what, median) < 0)
+	if (asprintf(&out, "%s, %u %s in %.*f s, %s%s",
+		     units_count(hosts, sizeof(hosts), rck_mesh_host_count(m), "host", "hosts"), t->probes,
+		     t->probes == 1 ? "probe" : "probes", t->total_s < 10 ? 1 : 0, t->total_s, what, median) < 0)
 		return NULL;
 	return out;
 }
@@ -281,9 +376,12 @@ RCK_EXPORT const char *rck_preflight_summary(const struct rck_preflight *p)
 
 RCK_EXPORT int rck_preflight_timings(const struct rck_preflight *p, struct rck_preflight_timings *t)
 {
-	if (!p || !t || t->size < sizeof(*t))
+	size_t size;
+
+	if (!p || !t || t->size < offsetof(struct rck_preflight_timings, noise_sweeps))
 		return -EINVAL;
-	*t = p->t;
+	size = t->size < sizeof(*t) ? t->size : sizeof(*t);
+	memcpy((char *)t + sizeof(size_t), (const char *)&p->t + sizeof(size_t), size - sizeof(size_t));
 	return 0;
 }
 
@@ -371,6 +469,7 @@ static int write_json(const struct rck_preflight *p, FILE *out, bool pretty)
 	json_object_set_new(t, "probes", json_integer(p->t.probes));
 	json_object_set_new(t, "retests", json_integer(p->t.retests));
 	json_object_set_new(t, "passes", json_integer(p->t.passes));
+	json_object_set_new(t, "noise_sweeps", json_integer(p->t.noise_sweeps));
 	for (unsigned int i = 0; i < p->n_bad; i++)
 		json_array_append_new(bad, json_pack("{s:s,s:s}", "host", p->bad[i].host, "reason",
 						     p->bad[i].reason));

@@ -8,6 +8,11 @@
 
 #include "preflight_int.h"
 
+/* Sweeps again after an inconclusive verdict: at most this many, within
+ * noise_budget_s (this default when the thresholds do not say). */
+#define PF_NOISE_SWEEPS_MAX 3
+#define PF_NOISE_BUDGET_S 60.0
+
 static const char *const phase_names[] = {"launch", "sweep", "retest", "analysis", "done"};
 
 RCK_EXPORT const char *rck_preflight_phase_name(enum rck_preflight_phase p)
@@ -31,6 +36,8 @@ struct run {
 	double t0, analysis_s;
 	unsigned int passes;
 	enum rck_preflight_phase phase;
+	uint64_t iters;        /* this sweep's probe length: the config's, */
+	double duration_s;     /* doubled for each sweep again after noise */
 };
 
 static void report_progress(struct run *r, const struct rck_mesh_progress *mp)
@@ -75,6 +82,14 @@ int pf_judge(const struct rck_preflight_config *c, const struct rck_mesh *m, str
 		rc = rck_analysis_new(th, &a);
 	if (!rc)
 		rc = rck_analysis_add_mesh(a, m);
+	/* Spares are judged, never drained nor counted by the breaker (the
+	 * analysis numbers the mesh's hosts as the mesh does). */
+	for (unsigned int i = 0; !rc && i < rck_hostlist_count(c->spares); i++) {
+		unsigned int h;
+
+		if (!rck_mesh_find_host(m, rck_hostlist_get(c->spares, i), &h))
+			rc = rck_analysis_set_spare(a, h, true);
+	}
 	if (!rc)
 		rc = rck_analysis_run(a, out);
 	rck_analysis_free(a);
@@ -202,7 +217,7 @@ static int mesh_config(struct rck_preflight_config *c, const struct rck_launch *
 	if (!rc)
 		rc = rck_mesh_config_set_dcb(mc, true);
 	if (!rc)
-		rc = rck_mesh_config_set_probe(mc, c->transport, c->size, c->iters, c->duration_s);
+		rc = rck_mesh_config_set_probe(mc, c->transport, c->size, r->iters, r->duration_s);
 	if (!rc && c->deadline_s > 0) {
 		double left = c->deadline_s - (now_s() - r->t0);
 
@@ -239,11 +254,80 @@ static void count(const struct rck_mesh *m, struct rck_preflight_timings *t)
 		t->retests += rck_mesh_cell_attempts(m, i) - 1;
 }
 
+/* One sweep: the agents through the launcher, the sweep with its retest
+ * passes, the agents stopped; *@m the result. Adds to @t's times. */
+static int sweep_once(struct rck_ctx *ctx, struct run *r, struct rck_preflight_timings *t,
+		      struct rck_mesh **m)
+{
+	struct rck_preflight_config *c = r->c;
+	struct rck_launch *l = NULL;
+	double t1 = now_s();
+	int rc;
+
+	if (all_names(r))
+		return -ENOMEM;
+	if (strcmp(c->launcher, "none")) {
+		r->phase = RCK_PREFLIGHT_LAUNCH;
+		report_progress(r, NULL);
+		rc = launch_agents(ctx, r, &l);
+		if (rc) {
+			rck_err(ctx, "preflight: launcher %s: %s", c->launcher, strerror(-rc));
+			rck_launch_free(l);
+			free(r->names);
+			r->names = NULL;
+			r->n_names = 0;
+			return rc;
+		}
+	}
+	t->launch_s += now_s() - t1;
+	rc = mesh_config(c, l, r, &r->mc);
+	if (!rc && atomic_load(&c->cancel))
+		rc = -ECANCELED;
+	if (!rc) {
+		r->phase = RCK_PREFLIGHT_SWEEP;
+		report_progress(r, NULL);
+		atomic_store(&c->running, r->mc);
+		t1 = now_s();
+		rc = rck_mesh_run(ctx, r->mc, m);
+		atomic_store(&c->running, NULL);
+		t->sweep_s += now_s() - t1;
+	}
+	/* The agents' work is done: stop them before judging. */
+	if (l) {
+		rck_launch_stop(l);
+		if (*m)
+			launcher_reasons(l, *m);
+	}
+	rck_launch_free(l);
+	rck_mesh_config_free(r->mc);
+	r->mc = NULL;
+	free(r->names);
+	r->names = NULL;
+	r->n_names = 0;
+	return rc;
+}
+
+/* After an inconclusive verdict: sweep again with probes twice as long if
+ * that fits the time left of noise_budget_s (its last sweep taken twice). */
+static bool sweep_again(const struct run *r, const struct rck_report *rep, double last_s,
+			unsigned int done)
+{
+	double budget = 0;
+
+	if (rck_report_verdict(rep) != RCK_VERDICT_INCONCLUSIVE || done >= PF_NOISE_SWEEPS_MAX ||
+	    atomic_load(&r->c->cancel))
+		return false;
+	if (!r->c->th || rck_thresholds_get(r->c->th, "noise_budget_s", &budget))
+		budget = PF_NOISE_BUDGET_S;
+	if (r->c->deadline_s > 0 && r->c->deadline_s < budget)
+		budget = r->c->deadline_s;
+	return now_s() - r->t0 + 2 * last_s <= budget;
+}
+
 RCK_EXPORT int rck_preflight_run(struct rck_ctx *ctx, struct rck_preflight_config *c, struct rck_preflight **out)
 {
 	struct rck_preflight_timings t = {.size = sizeof(t)};
 	struct run r = {.c = c, .phase = RCK_PREFLIGHT_LAUNCH};
-	struct rck_launch *l = NULL;
 	struct rck_mesh *m = NULL;
 	struct rck_report *rep = NULL;
 	double t1;
@@ -257,47 +341,31 @@ RCK_EXPORT int rck_preflight_run(struct rck_ctx *ctx, struct rck_preflight_confi
 	}
 	atomic_store(&c->cancel, 0);
 	r.t0 = now_s();
-	if (all_names(&r))
-		return -ENOMEM;
-	if (strcmp(c->launcher, "none")) {
-		report_progress(&r, NULL);
-		rc = launch_agents(ctx, &r, &l);
-		if (rc) {
-			rck_err(ctx, "preflight: launcher %s: %s", c->launcher, strerror(-rc));
-			rck_launch_free(l);
-			free(r.names);
-			return rc;
+	r.iters = c->iters;
+	r.duration_s = c->duration_s;
+	for (;;) {
+		double start = now_s();
+
+		rc = sweep_once(ctx, &r, &t, &m);
+		if (!rc) {
+			r.phase = RCK_PREFLIGHT_ANALYSIS;
+			report_progress(&r, NULL);
+			t1 = now_s();
+			rc = pf_judge(c, m, &rep);
+			r.analysis_s += now_s() - t1;
 		}
-	}
-	t.launch_s = now_s() - r.t0;
-	rc = mesh_config(c, l, &r, &r.mc);
-	if (!rc && atomic_load(&c->cancel))
-		rc = -ECANCELED;
-	if (!rc) {
-		r.phase = RCK_PREFLIGHT_SWEEP;
-		report_progress(&r, NULL);
-		atomic_store(&c->running, r.mc);
-		t1 = now_s();
-		rc = rck_mesh_run(ctx, r.mc, &m);
-		atomic_store(&c->running, NULL);
-		t.sweep_s = now_s() - t1;
-	}
-	/* The agents' work is done: stop them before judging. */
-	if (l) {
-		rck_launch_stop(l);
-		if (m)
-			launcher_reasons(l, m);
-	}
-	rck_launch_free(l);
-	rck_mesh_config_free(r.mc);
-	r.mc = NULL;
-	free(r.names);
-	if (!rc) {
-		r.phase = RCK_PREFLIGHT_ANALYSIS;
-		report_progress(&r, NULL);
-		t1 = now_s();
-		rc = pf_judge(c, m, &rep);
-		r.analysis_s += now_s() - t1;
+		if (rc || !sweep_again(&r, rep, now_s() - start, t.noise_sweeps))
+			break;
+		/* Too noisy to judge: the same sweep with longer probes. */
+		rck_report_free(rep);
+		rck_mesh_free(m);
+		rep = NULL;
+		m = NULL;
+		t.noise_sweeps++;
+		if (r.duration_s > 0)
+			r.duration_s *= 2;
+		else
+			r.iters *= 2;
 	}
 	if (!rc) {
 		count(m, &t);

@@ -18,7 +18,7 @@ grep -Eq '^  [0-9.]+ us typical' <<<"$out" || fail "no ib_write_lat figure in th
 [ "$(grep -c 'rxe0 port 1 ACTIVE' <<<"$out")" = 4 ] || fail "the demo did not show 4 ACTIVE ports"
 ok "ci/demo.sh: 4 nodes, bandwidth and latency measured"
 # The main job: the preflight on the lab with n3 rate-limited names n3.
-grep -Eq '^  4 hosts, 12 probes in [0-9.]+ s, [0-9]+ degraded NICs?: [0-9.]+\.3 rxe0/1 \([a-z_]+\)' <<<"$out" ||
+grep -Eq '^  4 hosts, 12 probes in [0-9.]+ s, drain [0-9.]+\.3 \([a-z_]+( rxe0/1)?: ' <<<"$out" ||
 	fail "the demo's preflight summary does not name n3's NIC"
 grep -q '^  exit status 1 (degraded, as expected)' <<<"$out" || fail "the demo's preflight did not exit 1"
 report=$(sed -n 's/^  JSON report: \([^,]*\).*/\1/p' <<<"$out")

@@ -112,6 +112,13 @@ run 0 SLURM_JOB_NODELIST="$nl" FAKE_RC=2
 grep -q 'could not run (exit 2)' "$tmp/log" || bad "unknown not logged"
 ok "preflight exit 2: job not held back"
 
+# 4b. Inconclusive (too noisy to judge): exit 0, nothing drained, logged
+# as such (not as "could not run").
+run 0 SLURM_JOB_NODELIST="$nl" FAKE_RC=3
+grep -q 'too noisy to judge (inconclusive)' "$tmp/log" || bad "inconclusive not logged: $(cat "$tmp/log")"
+[ ! -e "$tmp/scontrol.log" ] || bad "inconclusive drained: $(cat "$tmp/scontrol.log")"
+ok "preflight exit 3 (inconclusive): job not held back, nothing drained"
+
 # 5. Settings: extra arguments, no drain, deadline; a bad deadline.
 run 0 SLURM_JOB_NODELIST=a1 ROCECHECK_PREFLIGHT_ARGS="--test bw,lat --rails all" \
 	ROCECHECK_PROLOG_DRAIN=no ROCECHECK_PREFLIGHT_DEADLINE=30 ROCECHECK_LAUNCHER=ssh

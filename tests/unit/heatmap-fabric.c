@@ -30,7 +30,7 @@ static enum rck_mesh_status measure(const struct hm_fabric *f, unsigned int s, u
 				    unsigned int attempt, double *gbps)
 {
 	unsigned int n = f->hosts * f->nics;
-	double mu = f->lat ? 2.0 : 95;
+	double mu = f->lat ? 2.0 : f->mean > 0 ? f->mean : 95;
 
 	*gbps = 0;
 	if (f->down_host >= 0 && (host_of(f, s) == (unsigned int)f->down_host ||

@@ -15,6 +15,7 @@ struct hm_fabric {
 	unsigned int fail_src, fail_dst; /* one failed probe (equal: none) */
 	const char *const *names;    /* host names (NULL: n0000, n0001, ...) */
 	int lat;                     /* latency (p50 2 us; slow: 3x, 1.5x) instead of bandwidth */
+	double mean;                 /* healthy bandwidth, Gb/s (0: 95) */
 	/* filled by hm_fabric_build() */
 	struct rck_mesh *mesh;
 	struct rck_report *report;

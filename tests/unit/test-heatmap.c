@@ -312,6 +312,49 @@ static void test_text(void **state)
 	assert_string_equal(num, "n/a");
 }
 
+/* A slow fabric (62.7 Mb/s, a TCP loopback under load): the legend in
+ * Mb/s with three significant digits and no two ticks alike, cells too. */
+static void test_slow_legend(void **state)
+{
+	static const int pct[] = {50, 75, 88, 93, 95, 97, 100, 105};
+	struct hm_fabric f = {.hosts = 4, .nics = 1, .bad_row = 4, .slow_src = 0, .slow_dst = 0,
+			      .down_host = -1, .fail_src = 0, .fail_dst = 0, .mean = 0.0627};
+	char tick[8][32], num[64];
+	struct buf svg = {0};
+
+	(void)state;
+	assert_int_equal(hm_fabric_build(&f), 0);
+	render(&f, RCK_HEATMAP_SVG, &svg, NULL);
+	assert_non_null(memmem(svg.data, svg.len, "Mb/s, against the fabric median", 31));
+	assert_null(memmem(svg.data, svg.len, "Gb/s", 4));
+	for (int i = 0; i < 8; i++) {
+		char key[16], *at, *gt;
+
+		snprintf(key, sizeof(key), " (%d%%)", pct[i]);
+		at = memmem(svg.data, svg.len, key, strlen(key));
+		assert_non_null(at);
+		for (gt = at; gt > svg.data && gt[-1] != '>'; gt--)
+			;
+		snprintf(tick[i], sizeof(tick[i]), "%.*s", (int)(at - gt), gt);
+		for (int j = 0; j < i; j++)
+			assert_string_not_equal(tick[i], tick[j]);
+	}
+	hm_value_text(num, sizeof(num), RCK_MESH_TEST_BW, 0.0627);
+	assert_string_equal(num, "62.7 Mb/s");
+	hm_value_text(num, sizeof(num), RCK_MESH_TEST_BW, 388.4);
+	assert_string_equal(num, "388 Gb/s");
+	hm_value_text(num, sizeof(num), RCK_MESH_TEST_BW, 0.000512);
+	assert_string_equal(num, "512 kb/s");
+	hm_value_text(num, sizeof(num), RCK_MESH_TEST_LAT, 3.876);
+	assert_string_equal(num, "3.88 \xc2\xb5s");
+	hm_sig3(num, sizeof(num), 99.96, 0);
+	assert_string_equal(num, "100");
+	hm_sig3(num, sizeof(num), 59.6, 2);
+	assert_string_equal(num, "59.60");
+	free(svg.data);
+	hm_fabric_free(&f);
+}
+
 static int setup(void **state)
 {
 	const char *tmp = getenv("HEATMAP_OUT");
@@ -340,6 +383,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_slow_legend),
 		cmocka_unit_test(test_api),
 		cmocka_unit_test(test_small),
 		cmocka_unit_test(test_64),

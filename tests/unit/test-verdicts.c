@@ -132,12 +132,13 @@ static void test_nic_confirmed(void **state)
 /* By hand: @n hosts of one NIC, every link at 95 Gb/s (a little spread)
  * but those of NIC @slow at @first, each of them retested @nrt times at
  * @retest. */
-static struct rck_report *by_hand(unsigned int n, unsigned int slow, double first, double retest,
-				  unsigned int nrt)
+static struct rck_report *by_hand_test(enum rck_link_test test, unsigned int n, unsigned int slow,
+				       double first, double retest, unsigned int nrt)
 {
 	struct rck_analysis_nic nic = {.size = sizeof(nic), .device = "mlx5_0", .port = 1,
 				       .line_rate_gbps = 100};
-	struct rck_link_sample l = {.size = sizeof(l), .test = RCK_LINK_TEST_BW};
+	struct rck_link_sample l = {.size = sizeof(l), .test = test};
+	bool lat = test == RCK_LINK_TEST_LAT;
 	struct rck_analysis *a;
 	struct rck_report *r;
 	unsigned int k = 0;
@@ -159,16 +160,54 @@ static struct rck_report *by_hand(unsigned int n, unsigned int slow, double firs
 				continue;
 			l.src_nic = i;
 			l.dst_nic = j;
-			l.meas = (struct rck_link_meas){.status = RCK_LINK_OK,
-							.gbps = mine ? first : 94 + (k++ % 5) * 0.5};
+			double v = mine ? first : lat ? 2 + (k++ % 5) * 0.01 : 94 + (k++ % 5) * 0.5;
+
+			l.meas = (struct rck_link_meas){.status = RCK_LINK_OK, .gbps = lat ? 0 : v,
+							.lat_p50_us = lat ? v : 0, .lat_p99_us = lat ? v : 0};
 			l.n_retests = mine ? nrt : 0;
 			for (unsigned int t = 0; t < l.n_retests; t++)
-				l.retest[t] = (struct rck_link_meas){.status = RCK_LINK_OK, .gbps = retest};
+				l.retest[t] = (struct rck_link_meas){.status = RCK_LINK_OK,
+								     .gbps = lat ? 0 : retest,
+								     .lat_p50_us = lat ? retest : 0,
+								     .lat_p99_us = lat ? retest : 0};
 			assert_int_equal(rck_analysis_add_links(a, &l, 1), 0);
 		}
 	assert_int_equal(rck_analysis_run(a, &r), 0);
 	rck_analysis_free(a);
 	return r;
+}
+
+static struct rck_report *by_hand(unsigned int n, unsigned int slow, double first, double retest,
+				  unsigned int nrt)
+{
+	return by_hand_test(RCK_LINK_TEST_BW, n, slow, first, retest, nrt);
+}
+
+/* Latency: a NIC slow to answer is a suspect until the median of its
+ * links' retests is over the limit too; retests under it clear it. */
+static void test_nic_latency(void **state)
+{
+	struct rck_report *r;
+	const struct rck_finding *f;
+
+	(void)state;
+	r = by_hand_test(RCK_LINK_TEST_LAT, 8, 2, 10, 0, 0);
+	f = find(r, RCK_FINDING_NIC_DEGRADED);
+	assert_non_null(f);
+	assert_true(rck_finding_suspect(f));
+	assert_int_equal(rck_report_drain_count(r), 0);
+	assert_true(rck_report_retest_count(r) > 0);
+	rck_report_free(r);
+	r = by_hand_test(RCK_LINK_TEST_LAT, 8, 2, 10, 9, 1);
+	f = find(r, RCK_FINDING_NIC_DEGRADED);
+	assert_non_null(f);
+	assert_false(rck_finding_suspect(f));
+	assert_int_equal(rck_report_drain_count(r), 1);
+	rck_report_free(r);
+	r = by_hand_test(RCK_LINK_TEST_LAT, 8, 2, 10, 2, 1);
+	assert_null(find(r, RCK_FINDING_NIC_DEGRADED));
+	assert_int_equal(rck_report_drain_count(r), 0);
+	rck_report_free(r);
 }
 
 /* Retests that disagree (the NIC was slow only while the first pass ran):
@@ -332,6 +371,28 @@ static void test_circuit_breaker(void **state)
 	synth_fini(&s);
 	rck_thresholds_free(th);
 
+	/* Spares are judged, never drained nor counted: two of the three bad
+	 * ones spares, 18 hosts left, one drained. */
+	{
+		struct rck_analysis *a;
+
+		fabric(&s, factor, 20, 0.02, 41, bad, 3, 0.5);
+		assert_int_equal(synth_run(&s, NULL, RCK_LINK_RETEST_MAX + 2, &r, NULL, NULL), 0);
+		rck_report_free(r);
+		assert_int_equal(synth_analysis(&s, NULL, &a), 0);
+		assert_int_equal(rck_analysis_set_spare(a, 9, true), 0);
+		assert_int_equal(rck_analysis_set_spare(a, 14, true), 0);
+		assert_int_equal(rck_analysis_set_spare(a, 20, true), -EINVAL);
+		assert_int_equal(rck_analysis_run(a, &r), 0);
+		assert_int_equal(rck_report_drain_count(r), 1);
+		assert_int_equal(rck_report_drain(r, 0, &host, NULL), 0);
+		assert_string_equal(host, "n0003");
+		assert_int_equal(rck_report_held_count(r), 0);
+		rck_report_free(r);
+		rck_analysis_free(a);
+		synth_fini(&s);
+	}
+
 	/* At least one host may always be drained: a fraction of 0 on 4 hosts. */
 	th = th_with("drain_max_fraction", 0);
 	fabric(&s, factor, 8, 0.02, 43, bad, 1, 0.5);
@@ -402,6 +463,7 @@ int main(void)
 		cmocka_unit_test(test_nic_first_pass_suspect),
 		cmocka_unit_test(test_nic_confirmed),
 		cmocka_unit_test(test_nic_retests_decide),
+		cmocka_unit_test(test_nic_latency),
 		cmocka_unit_test(test_rates),
 		cmocka_unit_test(test_noise_inconclusive),
 		cmocka_unit_test(test_circuit_breaker),

@@ -226,6 +226,13 @@ void rck_analysis_free(struct rck_analysis *a);
  */
 int rck_analysis_add_host(struct rck_analysis *a, const char *name, const struct rck_inventory *inv,
 			  const struct rck_delta *delta, unsigned int *idx);
+/**
+ * Mark host @host a spare (or not): judged like any host, never in the
+ * drain list, and not counted by the circuit breaker (neither as a host
+ * to drain nor among the hosts its share is of). Returns 0 or -EINVAL
+ * (unknown host).
+ */
+int rck_analysis_set_spare(struct rck_analysis *a, unsigned int host, bool spare);
 /** Mark host @host unreachable (@reason copied) or, with NULL, reachable.
  * Returns 0, -EINVAL (unknown host), -ENOMEM. */
 int rck_analysis_set_unreachable(struct rck_analysis *a, unsigned int host, const char *reason);

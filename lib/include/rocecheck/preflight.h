@@ -105,7 +105,8 @@ int rck_preflight_config_set_retest_passes(struct rck_preflight_config *c, unsig
  * then are recorded skipped and judged as failed. 0 or -EINVAL. */
 int rck_preflight_config_set_deadline(struct rck_preflight_config *c, double seconds);
 
-/** Phases of a preflight, in order. */
+/** Phases of a preflight, in order; a sweep run again because the fabric
+ * was too noisy to judge (noise_budget_s) starts over at launch. */
 enum rck_preflight_phase {
 	RCK_PREFLIGHT_LAUNCH = 0, /**< starting agents through the launcher */
 	RCK_PREFLIGHT_SWEEP,      /**< host checks and the sweep */
@@ -186,16 +187,23 @@ struct rck_preflight_timings {
 	unsigned int probes;   /**< probe cells of the sweep */
 	unsigned int retests;  /**< retest attempts recorded */
 	unsigned int passes;   /**< retest passes run */
+	/** Sweeps run again with probes twice as long because the fabric was
+	 * too noisy to judge (inconclusive), within noise_budget_s. */
+	unsigned int noise_sweeps;
 };
-/** Fill @t. Returns 0 or -EINVAL. */
+/** Fill @t (up to @t->size bytes: a caller built against an older, shorter
+ * struct gets its fields). Returns 0 or -EINVAL. */
 int rck_preflight_timings(const struct rck_preflight *p, struct rck_preflight_timings *t);
 
 /**
- * Hosts a scheduler should drain: each host named by a degraded or
- * critical finding about it (host, its NIC, or a link from it; for a link
- * the sending host), once, in the report's order, with a reason of one
- * line starting "rocecheck: ". Count, and host @i (0 or -EINVAL past the
- * end); strings owned by @p.
+ * Hosts a scheduler should drain: the report's rck_report_drain() list
+ * (hosts named by a confirmed host or NIC finding of severity degraded or
+ * critical, never a suspect or a single link; none when the verdict is
+ * error or inconclusive; none past the circuit breaker, drain_max_fraction,
+ * whose hosts rck_report_held() lists), less the spares; once each, in the
+ * report's order, with a reason of one line starting "rocecheck: ". The
+ * same rule as `rocecheck preflight --drain-cmd`. Count, and host @i (0 or
+ * -EINVAL past the end); strings owned by @p.
  */
 unsigned int rck_preflight_bad_host_count(const struct rck_preflight *p);
 int rck_preflight_bad_host(const struct rck_preflight *p, unsigned int i, const char **host,
@@ -228,7 +236,9 @@ int rck_preflight_write(const struct rck_preflight *p, FILE *out, enum rck_forma
 int rck_preflight_save(const struct rck_preflight *p, const char *path);
 
 /**
- * The argv of a drain command for @host: @tmpl split into words as a
+ * The argv of a drain command for @host (a host of
+ * rck_preflight_bad_host(), which is empty after an error or an
+ * inconclusive verdict): @tmpl split into words as a
  * launcher template is (blanks separate; 'single' and "double" quotes;
  * backslash escapes; no shell), "{host}" and "{reason}" replaced inside
  * every word (@reason stays one word whatever it holds). The caller frees
