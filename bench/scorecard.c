@@ -26,7 +26,7 @@
 struct acc {
 	uint64_t trials, named_ok, named_bad, detected, localised, false_drains, healthy_hosts;
 	uint64_t probes, rounds, passes, noisy_false_drains, inconclusive, held;
-	uint64_t miss_by_noise[SF_NOISE_COUNT];
+	uint64_t miss_by_noise[SF_NOISE_COUNT], wrong_by_noise[SF_NOISE_COUNT];
 };
 
 struct opts {
@@ -142,6 +142,8 @@ static void judge(const struct sf_fabric *f, const struct rck_report *r, const s
 	a->localised += ok > 0 && !bad && !fd;
 	if (!ok && f->fault != SF_HEALTHY)
 		a->miss_by_noise[f->noise]++;
+	if (bad || fd)
+		a->wrong_by_noise[f->noise]++;
 	a->false_drains += fd;
 	if (f->noise == SF_NOISE_NOISY_HOST)
 		a->noisy_false_drains += fd;
@@ -209,7 +211,7 @@ static unsigned int report(const struct opts *o, unsigned int s, const struct ac
 	       o->rails[s], o->hosts[s] * o->rails[s], (size_t)o->rails[s] * o->hosts[s] * (o->hosts[s] - 1),
 	       acc[0].trials);
 	printf("%-16s %6s %6s %6s %9s %6s %6s %8s %7s %6s  %s\n", "class", "prec", "recall", "local", "fd/1000h",
-	       "inconc", "held", "probes", "time_s", "passes", "misses by noise cv2/cv5/cv10/dips/noisy");
+	       "inconc", "held", "probes", "time_s", "passes", "misses | wrong, by noise cv2/cv5/cv10/dips/noisy");
 	for (unsigned int c = 0; c < SF_FAULT_COUNT; c++) {
 		const struct acc *a = &acc[c];
 		bool fault = c != SF_HEALTHY, tgt = sf_fault_targeted((enum sf_fault)c);
@@ -237,6 +239,8 @@ static unsigned int report(const struct opts *o, unsigned int s, const struct ac
 		       ratio(a->held, a->trials), ratio(a->probes, a->trials), secs, ratio(a->passes, a->trials));
 		for (unsigned int k = 0; k < SF_NOISE_COUNT; k++)
 			printf("%s%" PRIu64, k ? "/" : " ", a->miss_by_noise[k]);
+		for (unsigned int k = 0; k < SF_NOISE_COUNT; k++)
+			printf("%s%" PRIu64, k ? "/" : " | ", a->wrong_by_noise[k]);
 		printf("%s%s\n", *why ? "  MISSED:" : "", why);
 		missed += *why != 0;
 		if (json) {
@@ -248,9 +252,13 @@ static unsigned int report(const struct opts *o, unsigned int s, const struct ac
 			jnum(json, "inconclusive", ratio(a->inconclusive, a->trials));
 			jnum(json, "held", ratio(a->held, a->trials));
 			fprintf(json, ",\"false_drains\":%" PRIu64 ",\"false_drains_per_1000_hosts\":%.4f"
-				",\"probes\":%.1f,\"modelled_s\":%.2f,\"passes\":%.2f,\"met\":%s}\n",
-				a->false_drains, fd, ratio(a->probes, a->trials), secs, ratio(a->passes, a->trials),
-				*why ? "false" : "true");
+				",\"probes\":%.1f,\"modelled_s\":%.2f,\"passes\":%.2f", a->false_drains, fd,
+				ratio(a->probes, a->trials), secs, ratio(a->passes, a->trials));
+			for (unsigned int k = 0; k < SF_NOISE_COUNT; k++)
+				fprintf(json, "%s%" PRIu64, k ? "," : ",\"missed_by_noise\":[", a->miss_by_noise[k]);
+			for (unsigned int k = 0; k < SF_NOISE_COUNT; k++)
+				fprintf(json, "%s%" PRIu64, k ? "," : "],\"wrong_by_noise\":[", a->wrong_by_noise[k]);
+			fprintf(json, "],\"met\":%s}\n", *why ? "false" : "true");
 		}
 	}
 	return missed;
