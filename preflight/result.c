@@ -132,7 +132,7 @@ static char *summary(const struct rck_mesh *m, const struct rck_report *r,
 		     const struct rck_preflight_timings *t)
 {
 	struct rck_report_links st = {.size = sizeof(st)};
-	const struct rck_finding *top = NULL;
+	const struct rck_finding *top = NULL, *sus = NULL;
 	unsigned int n = 0, findings = 0, suspects = 0, named = 1;
 	bool same = true;
 	char what[700], median[64] = "", *out = NULL, rate[32], hosts[48];
@@ -144,6 +144,8 @@ static char *summary(const struct rck_mesh *m, const struct rck_report *r,
 		const struct rck_finding *f = rck_report_finding(r, i);
 
 		suspects += rck_finding_suspect(f);
+		if (!sus && rck_finding_suspect(f))
+			sus = f;
 		if (!bad_sev(f))
 			continue;
 		if (!top)
@@ -171,9 +173,13 @@ static char *summary(const struct rck_mesh *m, const struct rck_report *r,
 				 " (after %u more %s with longer probes)", t->noise_sweeps,
 				 t->noise_sweeps == 1 ? "sweep" : "sweeps");
 	} else if (!top) {
-		if (suspects)
-			snprintf(what, sizeof(what), "healthy, %u %s not drained", suspects,
-				 suspects == 1 ? "suspect" : "suspects");
+		if (sus) {
+			char one[400];
+
+			describe(sus, one, sizeof(one));
+			snprintf(what, sizeof(what), "healthy, %u unconfirmed %s not drained: %s", suspects,
+				 suspects == 1 ? "suspect" : "suspects", one);
+		}
 		else
 			snprintf(what, sizeof(what), "healthy");
 	} else {

@@ -44,6 +44,28 @@ static int synthetic(unsigned int hosts, double bad, unsigned int nic_slow, int 
 	return rc;
 }
 
+/* @n NICs at half speed (every fifth) at noise @cv, retested: the circuit
+ * breaker's held hosts, or an inconclusive verdict. */
+static int several(unsigned int hosts, double cv, unsigned int n)
+{
+	struct synth s = {.hosts = hosts, .mean_gbps = 97, .cv = cv, .line_rate = 100, .seed = 9};
+	double *factor = calloc(hosts, sizeof(*factor));
+	struct rck_report *r;
+	int rc;
+
+	if (!factor || synth_init(&s))
+		return 1;
+	for (unsigned int i = 0; i < hosts; i++)
+		factor[i] = i % 5 == 0 && i / 5 < n ? 0.5 : 1;
+	s.nic_factor = factor;
+	rc = synth_run(&s, NULL, 6, &r, NULL, NULL);
+	if (!rc)
+		rc = emit(r);
+	synth_fini(&s);
+	free(factor);
+	return rc;
+}
+
 static struct rck_inventory *load(const char *tree)
 {
 	const char *fix = getenv("ROCECHECK_FIXTURES");
@@ -134,7 +156,10 @@ int main(int argc, char **argv)
 	rc |= synthetic(16, 0, 99, 0, 6);       /* healthy */
 	rc |= synthetic(16, 0.5, 99, 0, 1);     /* a slow link, not retested */
 	rc |= synthetic(16, 0.5, 99, 0, 6);     /* a slow link, confirmed */
-	rc |= synthetic(16, 0, 3, 0, 6);        /* a slow NIC */
+	rc |= synthetic(16, 0, 3, 0, 6);        /* a slow NIC, confirmed */
+	rc |= synthetic(16, 0, 3, 0, 1);        /* a slow NIC, a suspect */
+	rc |= several(16, 0.02, 3);             /* three: held by the circuit breaker */
+	rc |= several(16, 0.3, 1);              /* too noisy: inconclusive */
 	rc |= synthetic(8, 0, 99, 1, 1);        /* every probe failed */
 	rc |= hosts_and_counters(trees, 7, NULL);
 	rc |= hosts_and_counters(trees, 2, "full");
