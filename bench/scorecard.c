@@ -289,12 +289,17 @@ static int parse_sizes(struct opts *o, const char *s)
 	return *s ? -EINVAL : 0;
 }
 
-static double now(void)
+static double clock_s(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double now(void)
+{
+	return clock_s(CLOCK_MONOTONIC);
 }
 
 int main(int argc, char **argv)
@@ -349,7 +354,7 @@ int main(int argc, char **argv)
 		struct job *jobs = calloc(o.threads, sizeof(*jobs));
 		pthread_t *tids = calloc(o.threads, sizeof(*tids));
 		struct acc sum[SF_FAULT_COUNT] = {{0}};
-		double ts = now();
+		double ts = now(), cs = clock_s(CLOCK_PROCESS_CPUTIME_ID);
 
 		if (!jobs || !tids)
 			return 2;
@@ -378,7 +383,7 @@ int main(int argc, char **argv)
 		fd_quiet += sum[SF_HEALTHY].false_drains;
 		for (unsigned int c = 0; c < SF_FAULT_COUNT; c++)
 			fd_noisy += sum[c].noisy_false_drains;
-		printf("(%.1f s)\n", now() - ts);
+		printf("(%.1f s, %.1f s of CPU)\n", now() - ts, clock_s(CLOCK_PROCESS_CPUTIME_ID) - cs);
 		free(jobs);
 		free(tids);
 	}
@@ -393,6 +398,7 @@ int main(int argc, char **argv)
 		if (fclose(json))
 			return 2;
 	}
-	printf("scorecard: %.1f s; %s (%u targets missed)\n", now() - t0, missed ? "FAIL" : "PASS", missed);
+	printf("scorecard: %.1f s, %.1f s of CPU; %s (%u targets missed)\n", now() - t0,
+	       clock_s(CLOCK_PROCESS_CPUTIME_ID), missed ? "FAIL" : "PASS", missed);
 	return missed ? 1 : 0;
 }
