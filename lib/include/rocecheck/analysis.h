@@ -364,7 +364,8 @@ int rck_report_write(const struct rck_report *r, FILE *out, enum rck_format fmt)
 /**
  * The hosts this report says to drain: hosts named by a host or NIC
  * finding of severity degraded or critical that its rule confirmed (never
- * a suspect), one entry per host, in finding order, @reason one line
+ * a suspect, never a spare: rck_analysis_set_spare()), one entry per
+ * host, in finding order, @reason one line
  * "rocecheck: CODE [NIC] REASON". None when the verdict is error or
  * inconclusive. The circuit breaker (drain_max_fraction): when more hosts
  * than that share of the hosts (at least one) would be drained, none is,
