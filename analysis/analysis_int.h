@@ -220,6 +220,12 @@ enum an_conf an_confirm_nic(const struct rck_analysis *a, struct rck_report *r,
 			    const struct an_groups *g, unsigned int nic, bool row, bool col,
 			    const struct an_bw_ref *ref, double lat_limit, struct an_evidence *ev);
 
+/* The NIC finding of @n (links.c's attribution): confirmed (degraded) or
+ * suspect (warning, not drained), its medians, ratios and evidence. */
+void an_nic_finding(const struct rck_analysis *a, struct rck_report *r, unsigned int n, bool lat,
+		    double rmed, double cmed, double rq, double cq, double centre, uint32_t rn,
+		    uint32_t cn, enum an_conf conf, const struct an_evidence *ev);
+
 /* ---- shared helpers (stats.c) ---- */
 /* Median of @n doubles; reorders @v. 0 for n == 0. O(n). */
 double an_median(double *v, size_t n);

@@ -1,10 +1,12 @@
 /* Confirmation of a NIC that looks degraded: a sequential test on its own
- * measurements, first pass and retests of its links, as links are decided. */
+ * measurements, first pass and retests of its links; then its finding. */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "analysis_int.h"
+#include "units.h"
 
 /*
  * A NIC whose links' median sits below their floors is only a suspect: the
@@ -16,8 +18,8 @@
  * on the side found slow. The first pass together counts for at most 0.9
  * of the confirmation bound, so it never confirms alone: at least one
  * retest alone must agree (and the retests' own median must sit below the
- * floors). Up to nic_retest_links of its links are retested per pass, up
- * to link_retests_max each. Wald's bound keeps the false alarm rate below
+ * floors). Up to nic_retest_links of its links are retested per pass
+ * (shared by its slow sides), up to link_retests_max each. Wald's bound keeps the false alarm rate below
  * link_false_alarm per NIC.
  */
 
@@ -71,13 +73,12 @@ static void link_lat(const struct rck_analysis *a, uint32_t i, double limit, uns
 	}
 }
 
-/* Ask for retests of up to nic_retest_links links of the side, those
- * retested least first; false when every one has had link_retests_max. */
+/* Ask for retests of up to @want links of a side, those retested least
+ * first; false when every one has had link_retests_max. */
 static bool ask(const struct rck_analysis *a, struct rck_report *r, const uint32_t *idx, uint32_t n,
-		enum rck_link_test test)
+		enum rck_link_test test, unsigned int want)
 {
-	unsigned int max = (unsigned int)an_th(a, TH_LINK_RETESTS_MAX);
-	unsigned int want = (unsigned int)an_th(a, TH_NIC_RETEST_LINKS), asked = 0;
+	unsigned int max = (unsigned int)an_th(a, TH_LINK_RETESTS_MAX), asked = 0;
 
 	for (unsigned int round = 0; round < max && asked < want; round++)
 		for (uint32_t i = 0; i < n && asked < want; i++)
@@ -94,7 +95,7 @@ enum an_conf an_confirm_nic(const struct rck_analysis *a, struct rck_report *r,
 {
 	enum rck_link_test test = ref ? RCK_LINK_TEST_BW : RCK_LINK_TEST_LAT;
 	double first = 0, rt = 0, *ratios;
-	unsigned int n_ratio = 0, cap = 0;
+	unsigned int n_ratio = 0, cap = 0, want;
 	bool more = false;
 
 	*ev = (struct an_evidence){0};
@@ -139,13 +140,64 @@ enum an_conf an_confirm_nic(const struct rck_analysis *a, struct rck_report *r,
 		/* Latency: the retests alone decide, their median over the limit. */
 		return ev->retest_ratio > 1 ? AN_CONFIRMED : AN_CLEARED;
 	}
+	/* nic_retest_links a pass, shared by the slow sides: they all share
+	 * this NIC, so they run one after another. */
+	want = (unsigned int)an_th(a, TH_NIC_RETEST_LINKS);
 	for (int side = 0; side < 2; side++) {
 		const uint32_t *start = side ? g->col_start : g->row_start;
 		const uint32_t *idx = side ? g->col_idx : g->row_idx;
 
 		if (side ? col : row)
-			more |= ask(a, r, idx + start[nic], start[nic + 1] - start[nic], test);
+			more |= ask(a, r, idx + start[nic], start[nic + 1] - start[nic], test,
+				    row && col ? (want + 1 - (unsigned int)side) / 2 : want);
 	}
 	ev->undecided = !more;
 	return AN_SUSPECT;
+}
+
+/* The NIC finding of @n: confirmed (degraded) or suspect (warning, not
+ * drained), with the medians, ratios and the test's evidence. */
+void an_nic_finding(const struct rck_analysis *a, struct rck_report *r, unsigned int n, bool lat,
+			double rmed, double cmed, double rq, double cq, double centre, uint32_t rn,
+			uint32_t cn, enum an_conf conf, const struct an_evidence *ev)
+{
+	double factor = an_th(a, TH_LINK_LATENCY_FACTOR);
+	char b[6][32], ev_txt[160];
+	struct rck_finding *f;
+	enum rck_severity sev = conf == AN_CONFIRMED ? RCK_SEVERITY_DEGRADED : RCK_SEVERITY_WARNING;
+
+	if (conf == AN_CONFIRMED)
+		snprintf(ev_txt, sizeof(ev_txt), "confirmed by %u retests of its links", ev->retests);
+	else if (!ev->retests)
+		snprintf(ev_txt, sizeof(ev_txt), "first pass only, %s",
+			 ev->undecided ? "no retest left" : "retests asked");
+	else
+		snprintf(ev_txt, sizeof(ev_txt), "%u retests of its links %s", ev->retests,
+			 ev->undecided ? "left it undecided" : "not conclusive yet");
+	if (lat)
+		f = an_add_nic(r, a, n, RCK_FINDING_NIC_DEGRADED, sev,
+			       "latency p50 median %.3g us from it, %.3g us to it, over %.3g us "
+			       "(%g x the fabric median %.3g us); %s", rmed, cmed, factor * centre, factor,
+			       centre, ev_txt);
+	else
+		f = an_add_nic(r, a, n, RCK_FINDING_NIC_DEGRADED, sev,
+			       "median %s from it, %s to it: %s and %s of their floors "
+			       "(fabric median %s); %s", units_rate(b[0], 32, rmed), units_rate(b[1], 32, cmed),
+			       units_ratio(b[2], 32, rq, 1), units_ratio(b[3], 32, cq, 1),
+			       units_rate(b[4], 32, centre), ev_txt);
+	if (!f)
+		return;
+	f->suspect = conf != AN_CONFIRMED;
+	/* An empty row or column is NaN: left out of the numbers. */
+	an_value(f, lat ? "from_median_us" : "from_median_gbps", rmed);
+	an_value(f, lat ? "to_median_us" : "to_median_gbps", cmed);
+	an_value(f, "from_ratio_to_limit", rq);
+	an_value(f, "to_ratio_to_limit", cq);
+	an_value(f, lat ? "fabric_median_us" : "fabric_median_gbps", centre);
+	an_value(f, "links_from", rn);
+	an_value(f, "links_to", cn);
+	an_value(f, "retests", ev->retests);
+	an_value(f, "retest_ratio_to_limit", ev->retest_ratio);
+	if (!lat)
+		an_value(f, "llr", ev->llr);
 }

@@ -260,53 +260,6 @@ static void explain_away(const struct rck_analysis *a, const struct an_groups *g
 	free(clear);
 }
 
-/* The NIC finding of @n: confirmed (degraded) or suspect (warning, not
- * drained), with the medians, ratios and the test's evidence. */
-static void nic_finding(const struct rck_analysis *a, struct rck_report *r, unsigned int n, bool lat,
-			double rmed, double cmed, double rq, double cq, double centre, uint32_t rn,
-			uint32_t cn, enum an_conf conf, const struct an_evidence *ev)
-{
-	double factor = an_th(a, TH_LINK_LATENCY_FACTOR);
-	char b[6][32], ev_txt[160];
-	struct rck_finding *f;
-	enum rck_severity sev = conf == AN_CONFIRMED ? RCK_SEVERITY_DEGRADED : RCK_SEVERITY_WARNING;
-
-	if (conf == AN_CONFIRMED)
-		snprintf(ev_txt, sizeof(ev_txt), "confirmed by %u retests of its links", ev->retests);
-	else if (!ev->retests)
-		snprintf(ev_txt, sizeof(ev_txt), "first pass only, %s",
-			 ev->undecided ? "no retest left" : "retests asked");
-	else
-		snprintf(ev_txt, sizeof(ev_txt), "%u retests of its links %s", ev->retests,
-			 ev->undecided ? "left it undecided" : "not conclusive yet");
-	if (lat)
-		f = an_add_nic(r, a, n, RCK_FINDING_NIC_DEGRADED, sev,
-			       "latency p50 median %.3g us from it, %.3g us to it, over %.3g us "
-			       "(%g x the fabric median %.3g us); %s", rmed, cmed, factor * centre, factor,
-			       centre, ev_txt);
-	else
-		f = an_add_nic(r, a, n, RCK_FINDING_NIC_DEGRADED, sev,
-			       "median %s from it, %s to it: %s and %s of their floors "
-			       "(fabric median %s); %s", units_rate(b[0], 32, rmed), units_rate(b[1], 32, cmed),
-			       units_ratio(b[2], 32, rq, 1), units_ratio(b[3], 32, cq, 1),
-			       units_rate(b[4], 32, centre), ev_txt);
-	if (!f)
-		return;
-	f->suspect = conf != AN_CONFIRMED;
-	/* An empty row or column is NaN: left out of the numbers. */
-	an_value(f, lat ? "from_median_us" : "from_median_gbps", rmed);
-	an_value(f, lat ? "to_median_us" : "to_median_gbps", cmed);
-	an_value(f, "from_ratio_to_limit", rq);
-	an_value(f, "to_ratio_to_limit", cq);
-	an_value(f, lat ? "fabric_median_us" : "fabric_median_gbps", centre);
-	an_value(f, "links_from", rn);
-	an_value(f, "links_to", cn);
-	an_value(f, "retests", ev->retests);
-	an_value(f, "retest_ratio_to_limit", ev->retest_ratio);
-	if (!lat)
-		an_value(f, "llr", ev->llr);
-}
-
 /*
  * NICs most of whose links (as sender or as receiver) are beyond their
  * limit: the median of the row or column, each link over its own limit,
@@ -408,7 +361,7 @@ static void attribute(const struct rck_analysis *a, struct rck_report *r, const 
 		if (!deg[n])
 			continue;
 		bad[n] = 1;
-		nic_finding(a, r, n, lat, rmed[n], cmed[n], rq[n], cq[n], centre,
+		an_nic_finding(a, r, n, lat, rmed[n], cmed[n], rq[n], cq[n], centre,
 			    g.row_start[n + 1] - g.row_start[n], g.col_start[n + 1] - g.col_start[n],
 			    (enum an_conf)conf[n], &ev[n]);
 	}
@@ -626,6 +579,40 @@ static size_t centre_sigma(const struct rck_analysis *a, const uint8_t *take, do
 	return n;
 }
 
+/*
+ * Is the fabric too noisy to judge? Its noise is that of the links left
+ * once the NICs found slow (confirmed or suspect) are set aside: a NIC at
+ * half speed in a small fabric is an eighth of its links and would
+ * otherwise count as noise. When they leave less than half the links, the
+ * noise of all (@sigma) stands. @v is scratch.
+ */
+static void check_noise(const struct rck_analysis *a, struct rck_report *r, const uint8_t *take,
+			const uint8_t *bad, double sigma, double *v)
+{
+	uint8_t *rest = malloc(a->n_links ? a->n_links : 1);
+	size_t all = 0, left = 0;
+	double c, sig;
+
+	if (!rest) {
+		r->err = -ENOMEM;
+		return;
+	}
+	for (size_t i = 0; i < a->n_links; i++) {
+		rest[i] = take[i] && !touches(bad, &a->links[i]);
+		all += take[i];
+		left += rest[i];
+	}
+	if (2 * left >= all && centre_sigma(a, rest, -1, v, &c, &sig))
+		sigma = sig;
+	free(rest);
+	if (sigma > an_th(a, TH_NOISE_MAX) && !r->noisy &&
+	    asprintf(&r->noisy, "fabric noise %.1f%% above noise_max %.1f%%: too high to decide "
+		     "against the floors", 100 * sigma, 100 * an_th(a, TH_NOISE_MAX)) < 0) {
+		r->noisy = NULL;
+		r->err = -ENOMEM;
+	}
+}
+
 /* Line-rate classes with links enough for a centre of their own. */
 static void classes(const struct rck_analysis *a, const uint8_t *take, double *v, struct bw_ctx *b)
 {
@@ -680,12 +667,6 @@ static void check_bw(const struct rck_analysis *a, struct rck_report *r, uint8_t
 	}
 	r->links.centre_gbps = b.centre;
 	r->links.noise_cv = b.sigma;
-	if (b.sigma > an_th(a, TH_NOISE_MAX) && !r->noisy &&
-	    asprintf(&r->noisy, "fabric noise %.1f%% above noise_max %.1f%%: too high to decide "
-		     "against the floors", 100 * b.sigma, 100 * an_th(a, TH_NOISE_MAX)) < 0) {
-		r->noisy = NULL;
-		r->err = -ENOMEM;
-	}
 	classes(a, take, v, &b);
 	b.lnA = log(1 / an_th(a, TH_LINK_FALSE_ALARM));
 	b.lnB = log(an_th(a, TH_LINK_MISS));
@@ -710,6 +691,7 @@ static void check_bw(const struct rck_analysis *a, struct rck_report *r, uint8_t
 	}
 	ref = (struct an_bw_ref){cen, sg, lim, b.lnA, b.lnB};
 	attribute(a, r, take, &ref, b.centre, bad);
+	check_noise(a, r, take, bad, b.sigma, v);
 	for (size_t i = 0; i < a->n_links; i++)
 		if (take[i] && !touches(bad, &a->links[i]))
 			judge_bw(a, r, &a->links[i], &b);

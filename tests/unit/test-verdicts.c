@@ -89,9 +89,9 @@ static void test_nic_first_pass_suspect(void **state)
 		assert_int_equal(rck_report_retest(r, i, NULL, &src, &dst), 0);
 		mine += src == bad || dst == bad;
 	}
-	/* nic_retest_links of them on each slow side (other links may be
-	 * asked by their own screen). */
-	assert_true(mine >= 6);
+	/* nic_retest_links of them, shared by its slow sides (other links
+	 * may be asked by their own screen). */
+	assert_true(mine >= 2);
 	rck_report_free(r);
 	synth_fini(&s);
 }
