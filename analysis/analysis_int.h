@@ -238,8 +238,6 @@ struct an_groups {
 };
 int an_groups_build(const struct rck_analysis *a, const uint8_t *take, struct an_groups *g);
 /* ---- spreads (spread.c) ---- */
-int an_nic_spread(const struct rck_analysis *a, const struct an_groups *g, const double *cen,
-		  double *out);
 int an_link_spreads(const struct rck_analysis *a, const uint8_t *take, const double *cen, double *sg);
 void an_dips(const struct rck_analysis *a, const uint8_t *take, const uint8_t *skip,
 	     const double *alt, size_t *n, size_t *deep);
