@@ -239,8 +239,8 @@ struct an_groups {
 int an_groups_build(const struct rck_analysis *a, const uint8_t *take, struct an_groups *g);
 /* ---- spreads (spread.c) ---- */
 int an_link_spreads(const struct rck_analysis *a, const uint8_t *take, const double *cen, double *sg);
-void an_dips(const struct rck_analysis *a, const uint8_t *take, const uint8_t *skip,
-	     const double *alt, size_t *n, size_t *deep);
+int an_dips(const struct rck_analysis *a, const uint8_t *take, const uint8_t *skip,
+	    const double *alt, size_t *n, size_t *deep);
 void an_groups_free(struct an_groups *g);
 /* Count of links of a NIC in row/column flagged in @flag, against all in
  * the group; one NIC-level finding when more than attribution_fraction of

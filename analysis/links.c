@@ -460,6 +460,10 @@ static void judge_bw(const struct rck_analysis *a, struct rck_report *r, const s
 	plain = fl >= c;
 	if (screen > mid)
 		screen = mid;
+	/* Where the gap is link_min_gap sigmas (high noise), a link between
+	 * the floor and the centre is caught by z sigmas under the centre. */
+	if (screen < c - an_th(a, TH_LINK_SCREEN_Z) * sig)
+		screen = c - an_th(a, TH_LINK_SCREEN_Z) * sig;
 	if (plain)
 		screen = fl;
 	if (!(l->value < screen))
@@ -684,10 +688,8 @@ static void check_bw(const struct rck_analysis *a, struct rck_report *r, uint8_t
 	cen = malloc((a->n_links ? a->n_links : 1) * sizeof(*cen));
 	sg = malloc((a->n_links ? a->n_links : 1) * sizeof(*sg));
 	alt = malloc((a->n_links ? a->n_links : 1) * sizeof(*alt));
-	if (!cen || !sg || !alt) {
-		r->err = -ENOMEM;
-		goto out;
-	}
+	if (!cen || !sg || !alt)
+		goto oom;
 	for (size_t i = 0; i < a->n_links; i++) {
 		double c, sig;
 
@@ -698,17 +700,16 @@ static void check_bw(const struct rck_analysis *a, struct rck_report *r, uint8_t
 		cen[i] = c;
 		sg[i] = sig * c;
 	}
-	if (an_link_spreads(a, take, cen, sg)) {
-		r->err = -ENOMEM;
-		goto out;
-	}
+	if (an_link_spreads(a, take, cen, sg))
+		goto oom;
 	for (size_t i = 0; i < a->n_links; i++) {
 		double gap = an_th(a, TH_LINK_MIN_GAP) * sg[i];
 
 		if (take[i])
 			alt[i] = lim[i] < cen[i] - gap ? lim[i] : cen[i] - gap;
 	}
-	an_dips(a, take, NULL, alt, &b.dip_n, &b.dip_deep);
+	if (an_dips(a, take, NULL, alt, &b.dip_n, &b.dip_deep))
+		goto oom;
 	ref = (struct an_bw_ref){cen, sg, lim, b.lnA, b.lnB,
 				 log((double)(b.dip_n + 1) / (double)(b.dip_deep + 1))};
 	attribute(a, r, take, &ref, b.centre, bad);
@@ -720,10 +721,14 @@ static void check_bw(const struct rck_analysis *a, struct rck_report *r, uint8_t
 	b.lnA_link = log((double)(judged ? judged : 1) / an_th(a, TH_LINK_SWEEP_FALSE_ALARM));
 	if (b.lnA_link < 1)
 		b.lnA_link = 1;
-	an_dips(a, take, bad, alt, &b.dip_n, &b.dip_deep);
+	if (an_dips(a, take, bad, alt, &b.dip_n, &b.dip_deep))
+		goto oom;
 	for (size_t i = 0; i < a->n_links; i++)
 		if (take[i] && !touches(bad, &a->links[i]))
 			judge_bw(a, r, &a->links[i], &b, sg[i]);
+	goto out;
+oom:
+	r->err = -ENOMEM;
 out:
 	free(take);
 	free(v);

@@ -86,24 +86,47 @@ static int nic_spread(const struct rck_analysis *a, const struct an_groups *g, c
  * touch (*@n), how many (*@deep) measured below the test's "slow" level
  * @alt[i], link_min_gap spreads or more under the centre. A Gaussian
  * spread almost never reaches that deep; a heavy tail (a probe in 50 at
- * half speed) does. A link is judged with the share of the others,
- * (deep + 1) / (n + 1), which never says zero: one measurement's evidence
- * for "slow" is at most ln(1 / share), as a deep value is that likely on
- * a healthy link.
+ * half speed) does. Links of a NIC most of whose links on a side are deep
+ * are left out: that is a slow NIC, not dips. A link is judged with the
+ * share of the others, (deep + 1) / (n + 1), which never says zero: one
+ * measurement's evidence for "slow" is at most ln(1 / share), as a deep
+ * value is that likely on a healthy link. Returns 0 or -ENOMEM.
  */
-void an_dips(const struct rck_analysis *a, const uint8_t *take, const uint8_t *skip,
-	     const double *alt, size_t *n, size_t *deep)
+int an_dips(const struct rck_analysis *a, const uint8_t *take, const uint8_t *skip,
+	    const double *alt, size_t *n, size_t *deep)
 {
+	size_t nn = a->n_nics ? a->n_nics : 1;
+	unsigned int *cnt = calloc(4 * nn, sizeof(*cnt));
+
 	*n = 0;
 	*deep = 0;
+	if (!cnt)
+		return -ENOMEM;
+	/* cnt[4n]: links from n, [4n+1] deep ones; [4n+2], [4n+3]: to n. */
 	for (size_t i = 0; i < a->n_links; i++) {
 		const struct an_link *l = &a->links[i];
 
-		if (!take[i] || (skip && (skip[l->src] || skip[l->dst])))
+		if (!take[i])
+			continue;
+		cnt[4 * l->src]++;
+		cnt[4 * l->src + 1] += l->value < alt[i];
+		cnt[4 * l->dst + 2]++;
+		cnt[4 * l->dst + 3] += l->value < alt[i];
+	}
+	for (size_t i = 0; i < a->n_links; i++) {
+		const struct an_link *l = &a->links[i];
+		bool slow = 2 * cnt[4 * l->src + 1] > cnt[4 * l->src] ||
+			    2 * cnt[4 * l->src + 3] > cnt[4 * l->src + 2] ||
+			    2 * cnt[4 * l->dst + 1] > cnt[4 * l->dst] ||
+			    2 * cnt[4 * l->dst + 3] > cnt[4 * l->dst + 2];
+
+		if (!take[i] || slow || (skip && (skip[l->src] || skip[l->dst])))
 			continue;
 		(*n)++;
 		*deep += l->value < alt[i];
 	}
+	free(cnt);
+	return 0;
 }
 
 /*
