@@ -168,7 +168,8 @@ int main(int argc, char **argv)
 		if (!rck_preflight_replacement(p, i, &host, &spare))
 			printf("replace: %s with %s\n", host, spare);
 	}
-	/* The scheduler's exit convention: 0 healthy, 1 degraded, 2 could not run. */
+	/* The scheduler's exit convention: 0 healthy, 1 degraded, 2 could not run,
+	 * 3 inconclusive (too noisy to judge: nothing to drain). */
 	status = (int)rck_preflight_verdict(p);
 out:
 	running = NULL;
