@@ -462,7 +462,7 @@ static void judge_bw(const struct rck_analysis *a, struct rck_report *r, const s
 		screen = mid;
 	/* Where the gap is link_min_gap sigmas (high noise), a link between
 	 * the floor and the centre is caught by z sigmas under the centre. */
-	if (screen < c - an_th(a, TH_LINK_SCREEN_Z) * sig)
+	if (alt < fl && screen < c - an_th(a, TH_LINK_SCREEN_Z) * sig)
 		screen = c - an_th(a, TH_LINK_SCREEN_Z) * sig;
 	if (plain)
 		screen = fl;
