@@ -45,6 +45,7 @@ enum th_key {
 	TH_DRAIN_MAX_FRACTION,
 	TH_NOISE_MAX,
 	TH_NIC_RETEST_LINKS,
+	TH_LINK_SWEEP_FALSE_ALARM,
 	TH_NOISE_BUDGET_S,     /* the preflight's, not the analysis's */
 	TH_COUNT
 };
@@ -205,6 +206,7 @@ struct an_groups;
 struct an_bw_ref {
 	const double *c, *sig, *fl;
 	double lnA, lnB;
+	double cap;                      /* one retest's evidence at most (spread.c) */
 };
 enum an_conf { AN_CLEARED = 0, AN_SUSPECT, AN_CONFIRMED };
 /* What a NIC's decision rests on. */
@@ -240,6 +242,10 @@ struct an_groups {
 	uint32_t *row_start, *row_idx, *col_start, *col_idx;
 };
 int an_groups_build(const struct rck_analysis *a, const uint8_t *take, struct an_groups *g);
+/* ---- spreads (spread.c) ---- */
+int an_link_spreads(const struct rck_analysis *a, const uint8_t *take, const double *cen, double *sg);
+int an_dips(const struct rck_analysis *a, const uint8_t *take, const uint8_t *skip,
+	    const double *alt, size_t *n, size_t *deep);
 void an_groups_free(struct an_groups *g);
 /* Count of links of a NIC in row/column flagged in @flag, against all in
  * the group; one NIC-level finding when more than attribution_fraction of

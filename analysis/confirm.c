@@ -40,7 +40,7 @@ static void link_llr(const struct rck_analysis *a, const struct an_bw_ref *ref, 
 		     double *first, double *retests, unsigned int *n_rt, double *ratios, unsigned int *n_ratio)
 {
 	const struct an_link *l = &a->links[i];
-	double mid, k, cap = 0.9 * ref->lnA;
+	double mid, k, cap = ref->cap < 0.9 * ref->lnA ? ref->cap : 0.9 * ref->lnA;
 
 	an_sprt_link(a, ref->c[i], ref->sig[i], ref->fl[i], &mid, &k);
 	*first += k * (mid - l->value);

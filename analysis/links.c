@@ -41,6 +41,8 @@ struct bw_ctx {
 	double rate[AN_CLASSES], c[AN_CLASSES], sig[AN_CLASSES];
 	unsigned int n_classes;
 	double lnA, lnB;
+	double lnA_link;                       /* links' bound (link_sweep_false_alarm) */
+	size_t dip_n, dip_deep;                /* first measurements, deep ones (spread.c) */
 	unsigned int retests_max;
 };
 
@@ -423,26 +425,26 @@ static bool fabric_slow(const struct rck_analysis *a, struct rck_report *r, cons
 /* One measurement's log likelihood ratio, capped below the confirmation
  * bound: no single measurement (a transient dip) confirms a link, a retest
  * must agree. Capping only lowers the ratio, so Wald's bound still holds. */
-static double llr(const struct bw_ctx *b, double k, double mid, double x)
+static double llr(double cap, double k, double mid, double x)
 {
 	double v = k * (mid - x);
 
-	return v < 0.9 * b->lnA ? v : 0.9 * b->lnA;
+	return v < cap ? v : cap;
 }
 
 /* Decide one bandwidth link; see the comment at the top. */
 static void judge_bw(const struct rck_analysis *a, struct rck_report *r, const struct an_link *l,
-		     const struct bw_ctx *b)
+		     const struct bw_ctx *b, double sig)
 {
-	double c, sig, fl, alt, gap, mid, screen, k, s, sum;
+	double c, fl, alt, gap, mid, screen, k, s, sum, cap;
+	size_t deep;
 	char u[3][32];
 	unsigned int m = 1;
 	struct rck_finding *f;
 	bool plain;
 
-	class_centre(b, l->line_rate, &c, &sig);
+	class_centre(b, l->line_rate, &c, &gap);
 	fl = floor_of(a, c, l->line_rate);
-	sig *= c;
 	/* The test's "slow" hypothesis: at the floor, but never closer to the
 	 * centre than link_min_gap sigmas, where a few measurements cannot
 	 * tell the two apart (a centre just above the absolute floor). */
@@ -458,20 +460,29 @@ static void judge_bw(const struct rck_analysis *a, struct rck_report *r, const s
 	plain = fl >= c;
 	if (screen > mid)
 		screen = mid;
+	/* Where the gap is link_min_gap sigmas (high noise), a link between
+	 * the floor and the centre is caught by z sigmas under the centre. */
+	if (alt < fl && screen < c - an_th(a, TH_LINK_SCREEN_Z) * sig)
+		screen = c - an_th(a, TH_LINK_SCREEN_Z) * sig;
 	if (plain)
 		screen = fl;
 	if (!(l->value < screen))
 		return;
 	r->links.suspects++;
 	k = gap / (sig * sig);
-	s = llr(b, k, mid, l->value);
+	/* The share of deep dips among the other links bounds each one. */
+	deep = b->dip_deep - (l->value < alt && b->dip_deep);
+	cap = log((double)b->dip_n / (double)(deep + 1));
+	if (cap > 0.9 * b->lnA_link)
+		cap = 0.9 * b->lnA_link;
+	s = llr(cap, k, mid, l->value);
 	sum = l->value;
 	for (unsigned int i = 0; i < l->n_retests; i++) {
 		const struct rck_link_meas *x = &a->retests[l->retest + i];
 
 		if (x->status != RCK_LINK_OK)
 			continue;
-		s += llr(b, k, mid, x->gbps);
+		s += llr(cap, k, mid, x->gbps);
 		sum += x->gbps;
 		m++;
 	}
@@ -498,9 +509,9 @@ static void judge_bw(const struct rck_analysis *a, struct rck_report *r, const s
 		for (unsigned int i = 0; i < l->n_retests; i++)
 			if (a->retests[l->retest + i].status == RCK_LINK_OK)
 				last = &a->retests[l->retest + i];
-		s = last && last->gbps < fl ? b->lnA : b->lnB;
+		s = last && last->gbps < fl ? b->lnA_link : b->lnB;
 	}
-	if (s >= b->lnA) {
+	if (s >= b->lnA_link) {
 		r->links.confirmed++;
 		f = an_add_link(r, a, l, RCK_FINDING_LINK_SLOW, RCK_SEVERITY_DEGRADED,
 				"%s (mean of %u measurements, %u of them retests alone), below "
@@ -650,7 +661,8 @@ static void check_bw(const struct rck_analysis *a, struct rck_report *r, uint8_t
 {
 	struct bw_ctx b = {0};
 	struct an_bw_ref ref;
-	double *v, *lim = NULL, *cen = NULL, *sg = NULL;
+	double *v, *lim = NULL, *cen = NULL, *sg = NULL, *alt = NULL;
+	size_t judged = 0;
 	uint8_t *take;
 	size_t n = take_links(a, bad, RCK_LINK_TEST_BW, &take, &v);
 
@@ -675,10 +687,9 @@ static void check_bw(const struct rck_analysis *a, struct rck_report *r, uint8_t
 	lim = v;
 	cen = malloc((a->n_links ? a->n_links : 1) * sizeof(*cen));
 	sg = malloc((a->n_links ? a->n_links : 1) * sizeof(*sg));
-	if (!cen || !sg) {
-		r->err = -ENOMEM;
-		goto out;
-	}
+	alt = malloc((a->n_links ? a->n_links : 1) * sizeof(*alt));
+	if (!cen || !sg || !alt)
+		goto oom;
 	for (size_t i = 0; i < a->n_links; i++) {
 		double c, sig;
 
@@ -689,17 +700,41 @@ static void check_bw(const struct rck_analysis *a, struct rck_report *r, uint8_t
 		cen[i] = c;
 		sg[i] = sig * c;
 	}
-	ref = (struct an_bw_ref){cen, sg, lim, b.lnA, b.lnB};
+	if (an_link_spreads(a, take, cen, sg))
+		goto oom;
+	for (size_t i = 0; i < a->n_links; i++) {
+		double gap = an_th(a, TH_LINK_MIN_GAP) * sg[i];
+
+		if (take[i])
+			alt[i] = lim[i] < cen[i] - gap ? lim[i] : cen[i] - gap;
+	}
+	if (an_dips(a, take, NULL, alt, &b.dip_n, &b.dip_deep))
+		goto oom;
+	ref = (struct an_bw_ref){cen, sg, lim, b.lnA, b.lnB,
+				 log((double)(b.dip_n + 1) / (double)(b.dip_deep + 1))};
 	attribute(a, r, take, &ref, b.centre, bad);
 	check_noise(a, r, take, bad, b.sigma, v);
+	/* Links are held to link_sweep_false_alarm healthy links called slow
+	 * per sweep; one measurement to ln(1 / the share of deep dips). */
+	for (size_t i = 0; i < a->n_links; i++)
+		judged += take[i] && !touches(bad, &a->links[i]);
+	b.lnA_link = log((double)(judged ? judged : 1) / an_th(a, TH_LINK_SWEEP_FALSE_ALARM));
+	if (b.lnA_link < 1)
+		b.lnA_link = 1;
+	if (an_dips(a, take, bad, alt, &b.dip_n, &b.dip_deep))
+		goto oom;
 	for (size_t i = 0; i < a->n_links; i++)
 		if (take[i] && !touches(bad, &a->links[i]))
-			judge_bw(a, r, &a->links[i], &b);
+			judge_bw(a, r, &a->links[i], &b, sg[i]);
+	goto out;
+oom:
+	r->err = -ENOMEM;
 out:
 	free(take);
 	free(v);
 	free(cen);
 	free(sg);
+	free(alt);
 }
 
 static void judge_lat(const struct rck_analysis *a, struct rck_report *r, const struct an_link *l,
