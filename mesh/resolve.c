@@ -143,7 +143,8 @@ static void drive(ares_channel ch, struct run *r, uint64_t deadline_ns, const at
 		bool extra = r->cb && r->cb->extra && r->cb->extra_fd >= 0;
 		struct timeval maxtv = {.tv_sec = 0, .tv_usec = SLICE_MS * 1000}, tv, *t;
 		uint64_t now = wire_now_ns();
-		int bits, n = 0, wait_ms;
+		unsigned int bits;
+		int n = 0, wait_ms;
 
 		if (cancel && atomic_load(cancel)) {
 			why = -ECANCELED;
@@ -153,10 +154,12 @@ static void drive(ares_channel ch, struct run *r, uint64_t deadline_ns, const at
 			why = -ETIMEDOUT;
 			break;
 		}
-		bits = ares_getsock(ch, socks, ARES_GETSOCK_MAXNUM);
+		/* c-ares's ARES_GETSOCK_WRITABLE() shifts a signed 1 into bit
+		 * 31 for the last socket (undefined): test the bits unsigned. */
+		bits = (unsigned int)ares_getsock(ch, socks, ARES_GETSOCK_MAXNUM);
 		for (int i = 0; i < ARES_GETSOCK_MAXNUM; i++) {
-			short ev = (short)((ARES_GETSOCK_READABLE(bits, i) ? POLLIN : 0) |
-					   (ARES_GETSOCK_WRITABLE(bits, i) ? POLLOUT : 0));
+			short ev = (short)((bits & (1u << i) ? POLLIN : 0) |
+					   (bits & (1u << (i + ARES_GETSOCK_MAXNUM)) ? POLLOUT : 0));
 
 			if (ev)
 				pfd[n++] = (struct pollfd){.fd = socks[i], .events = ev};
