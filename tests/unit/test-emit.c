@@ -139,8 +139,13 @@ static json_t *gen(struct emit *e, const char *key, int depth)
 
 			rnd_string(ks, sizeof(ks));
 			snprintf(k, sizeof(k), "k%u%s", i, ks);
-			if (!arr && !json_string(k)) /* keys are always UTF-8 */
-				snprintf(k, sizeof(k), "k%u", i);
+			if (!arr) { /* keys are always UTF-8 */
+				json_t *t = json_string(k);
+
+				if (!t)
+					snprintf(k, sizeof(k), "k%u", i);
+				json_decref(t);
+			}
 			v = gen(e, arr ? NULL : k, depth + 1);
 			if (arr)
 				json_array_append_new(j, v);
