@@ -400,16 +400,5 @@ RCK_EXPORT int rck_topology_add_json(struct rck_topology *t, const char *text, s
 RCK_EXPORT int rck_topology_load_json(struct rck_topology *t, const char *path, char *err,
 				      size_t errlen)
 {
-	size_t len;
-	char *buf;
-	int rc;
-
-	if (!t || !path)
-		return -EINVAL;
-	rc = tp_load(path, &buf, &len, err, errlen);
-	if (rc)
-		return rc;
-	rc = rck_topology_add_json(t, buf, len, path, err, errlen);
-	free(buf);
-	return rc;
+	return tp_load_add(t, path, rck_topology_add_json, err, errlen);
 }

@@ -425,8 +425,7 @@ int tp_load(const char *path, char **buf, size_t *len, char *err, size_t errlen)
 	return 0;
 }
 
-RCK_EXPORT int rck_topology_load_slurm(struct rck_topology *t, const char *path, char *err,
-				       size_t errlen)
+int tp_load_add(struct rck_topology *t, const char *path, tp_add_fn add, char *err, size_t errlen)
 {
 	size_t len;
 	char *buf;
@@ -437,7 +436,13 @@ RCK_EXPORT int rck_topology_load_slurm(struct rck_topology *t, const char *path,
 	rc = tp_load(path, &buf, &len, err, errlen);
 	if (rc)
 		return rc;
-	rc = rck_topology_add_slurm(t, buf, len, path, err, errlen);
+	rc = add(t, buf, len, path, err, errlen);
 	free(buf);
 	return rc;
+}
+
+RCK_EXPORT int rck_topology_load_slurm(struct rck_topology *t, const char *path, char *err,
+				       size_t errlen)
+{
+	return tp_load_add(t, path, rck_topology_add_slurm, err, errlen);
 }

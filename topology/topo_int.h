@@ -143,6 +143,10 @@ void tp_port_label(const struct rck_topology *t, int32_t sw, int32_t port, char 
 int tp_slurm_parse(struct rck_topology *t, const char *text, size_t len, const char *name,
 		   unsigned int max, char *err, size_t errlen);
 int tp_load(const char *path, char **buf, size_t *len, char *err, size_t errlen);
+/* tp_load() of @path, then @add on its text (the public *_load_* calls). */
+typedef int (*tp_add_fn)(struct rck_topology *t, const char *text, size_t len, const char *name,
+			 char *err, size_t errlen);
+int tp_load_add(struct rck_topology *t, const char *path, tp_add_fn add, char *err, size_t errlen);
 
 /* Write "NAME:" + the message into @err (may be NULL); returns @rc. */
 int tp_fail(char *err, size_t errlen, int rc, const char *fmt, ...) RCK_PRINTF(4, 5);
