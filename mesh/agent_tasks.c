@@ -20,6 +20,8 @@
 #define ALIVE_NS 1000000000ull /* an empty batch: this agent still runs its queues */
 #define SLICE_NS 100000000ull
 #define RETRY_US 20000
+/* A task waits at most this many times its first wait, restarts included. */
+#define WAIT_RESTARTS_MAX 8
 #define MAX_DROPPED 4096
 
 struct nicq {
@@ -237,12 +239,17 @@ static void serve_task(struct nicq *q, const struct ag_task *t, struct pgroup *g
  * is busy with a session, so the peer is alive and not at ours yet: the
  * wait starts again. A later task: it gave ours up, so stop waiting. */
 static void still_coming(struct agent_tasks *at, const struct ag_task *t, const struct rck_probe_result *res,
-			 uint64_t *deadline)
+			 uint64_t *deadline, uint64_t hard)
 {
 	const char *e = rck_probe_result_error(res), *p;
 	uint64_t again = wire_now_ns() + wait_ns(&at->plan, t);
 	unsigned long theirs;
 
+	/* The restarts have a bound of their own: a peer that stays busy for
+	 * ever (or two peers waiting on each other) fails this probe instead
+	 * of holding the agent's queue, and so the pass, for ever. */
+	if (again > hard)
+		again = hard;
 	if (!e)
 		return;
 	if (strstr(e, "server busy")) {
@@ -265,6 +272,7 @@ static void run_task(struct nicq *q, const struct ag_task *t, struct ag_tres *r)
 	struct agent_tasks *at = q->at;
 	const struct ag_plan_nic *nic = &at->plan.nics[t->nic];
 	uint64_t deadline = wire_now_ns() + wait_ns(&at->plan, t);
+	uint64_t hard = wire_now_ns() + WAIT_RESTARTS_MAX * wait_ns(&at->plan, t);
 	struct rck_probe_opts o;
 
 	rck_probe_opts_init(&o);
@@ -302,7 +310,7 @@ static void run_task(struct nicq *q, const struct ag_task *t, struct ag_tres *r)
 			rck_probe_result_free(res);
 			return;
 		}
-		still_coming(at, t, res, &deadline);
+		still_coming(at, t, res, &deadline, hard);
 		rck_probe_result_free(res);
 		usleep(RETRY_US);
 	}

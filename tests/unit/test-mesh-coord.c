@@ -246,6 +246,8 @@ static unsigned int hook(void *data, const struct rck_mesh *m, unsigned int *cel
 	return n;
 }
 
+#define SKEW_S 0.005
+
 /* Rounds of retests: every attempt kept, no NIC in two probes at once. */
 static void test_retest_rounds(void **state)
 {
@@ -285,10 +287,13 @@ static void test_retest_rounds(void **state)
 		at[n_at].from = meas.start_s;
 		at[n_at++].to = meas.start_s + meas.seconds;
 	}
-	/* Pass 1's probes that overlapped in time shared no NIC. */
+	/* Pass 1's probes that overlapped in time shared no NIC. The times are
+	 * the agents' own ("how long ago"), read by the coordinator later: on a
+	 * loaded runner they carry a few ms of skew, so an overlap counts past
+	 * SKEW_S only. */
 	for (unsigned int i = 0; i < n_at; i++)
 		for (unsigned int j = i + 1; j < n_at; j++)
-			if (at[i].from < at[j].to && at[j].from < at[i].to)
+			if (at[i].from + SKEW_S < at[j].to && at[j].from + SKEW_S < at[i].to)
 				assert_true(at[i].src != at[j].src && at[i].src != at[j].dst &&
 					    at[i].dst != at[j].src && at[i].dst != at[j].dst);
 	rck_mesh_free(m);
