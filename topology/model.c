@@ -20,6 +20,10 @@ int tp_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
+	/* One line, whatever a file's names hold (a key with a newline). */
+	for (char *p = err; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
 	return rc;
 }
 
