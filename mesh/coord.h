@@ -13,6 +13,7 @@
 #include "rocecheck/mesh.h"
 
 #include "plan.h"
+#include "strset.h"
 
 struct coord_host {
 	char *name, *addr;
@@ -25,6 +26,7 @@ struct coord_host {
 struct rck_mesh_config {
 	struct coord_host *hosts;
 	size_t n_hosts, cap_hosts;
+	struct strset names; /* the hosts' names, for O(1) duplicate checks */
 	uint8_t key[RCK_KEY_MAX];
 	size_t key_len;
 	char *pattern;     /* as given, for the result */

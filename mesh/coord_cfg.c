@@ -8,6 +8,7 @@
 
 #include "coord.h"
 #include "grow.h"
+#include "strset.h"
 
 RCK_EXPORT int rck_mesh_config_new(struct rck_mesh_config **out)
 {
@@ -44,6 +45,7 @@ RCK_EXPORT void rck_mesh_config_free(struct rck_mesh_config *c)
 		free(c->hosts[i].down);
 	}
 	free(c->hosts);
+	strset_free(&c->names);
 	memset(c->key, 0, sizeof(c->key));
 	free(c->pattern);
 	free(c->rails);
@@ -57,13 +59,15 @@ RCK_EXPORT int rck_mesh_config_add_host(struct rck_mesh_config *c, const char *n
 				       unsigned int port, const uint8_t *token, size_t token_len)
 {
 	struct coord_host *h;
+	unsigned int idx;
+	char *key;
+	int rc;
 
 	if (!c || !name || !*name || port > 65535 ||
 	    (token && (token_len < 1 || token_len > RCK_KEY_MAX)))
 		return -EINVAL;
-	for (size_t i = 0; i < c->n_hosts; i++)
-		if (!strcmp(c->hosts[i].name, name))
-			return -EEXIST;
+	if (!strset_find(&c->names, name, &idx))
+		return -EEXIST;
 	if (mesh_grow((void **)&c->hosts, &c->cap_hosts, c->n_hosts + 1, sizeof(*c->hosts)))
 		return -ENOMEM;
 	h = &c->hosts[c->n_hosts];
@@ -80,27 +84,35 @@ RCK_EXPORT int rck_mesh_config_add_host(struct rck_mesh_config *c, const char *n
 		free(h->token);
 		return -ENOMEM;
 	}
+	/* The set's index is the host's: both grow by one here. */
+	key = strdup(name);
+	rc = key ? strset_add(&c->names, key, &idx) : -ENOMEM;
+	if (rc) {
+		free(key); /* not taken on failure */
+		free(h->name);
+		free(h->addr);
+		free(h->token);
+		return rc;
+	}
 	c->n_hosts++;
 	return 0;
 }
 
 RCK_EXPORT int rck_mesh_config_host_down(struct rck_mesh_config *c, const char *name, const char *reason)
 {
+	unsigned int i;
 	char *copy;
 
 	if (!c || !name || !reason || !*reason)
 		return -EINVAL;
-	for (size_t i = 0; i < c->n_hosts; i++) {
-		if (strcmp(c->hosts[i].name, name))
-			continue;
-		copy = strdup(reason);
-		if (!copy)
-			return -ENOMEM;
-		free(c->hosts[i].down);
-		c->hosts[i].down = copy;
-		return 0;
-	}
-	return -ENOENT;
+	if (strset_find(&c->names, name, &i))
+		return -ENOENT;
+	copy = strdup(reason);
+	if (!copy)
+		return -ENOMEM;
+	free(c->hosts[i].down);
+	c->hosts[i].down = copy;
+	return 0;
 }
 
 RCK_EXPORT int rck_mesh_config_set_key(struct rck_mesh_config *c, const uint8_t *key, size_t len)
