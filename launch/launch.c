@@ -17,6 +17,7 @@
 #include "rocecheck/launch.h"
 #include "internal.h"
 #include "launch_int.h"
+#include "../mesh/strset.h"
 
 extern char **environ;
 
@@ -95,6 +96,62 @@ static int opts_copy(const struct rck_launch_opts *in, struct rck_launch_opts *o
 	return 0;
 }
 
+/* Every name valid and given once (a hash set: O(1) per host). */
+static int hosts_check(struct rck_ctx *ctx, const char *const *hosts, size_t n)
+{
+	struct strset seen = {0};
+	int rc = n > UINT32_MAX / 4 ? -E2BIG : strset_reserve(&seen, (unsigned int)n);
+
+	for (size_t i = 0; !rc && i < n; i++) {
+		char *copy;
+
+		if (!rck_launch_host_ok(hosts[i])) {
+			rck_err(ctx, "launch: bad host name '%s'", hosts[i] ? hosts[i] : "(null)");
+			rc = -EINVAL;
+		} else if (!(copy = strdup(hosts[i]))) {
+			rc = -ENOMEM;
+		} else if ((rc = strset_add(&seen, copy, NULL))) {
+			free(copy);
+			if (rc == -EEXIST)
+				rck_err(ctx, "launch: host '%s' given twice", hosts[i]);
+			rc = rc == -EEXIST ? -EINVAL : rc;
+		}
+	}
+	strset_free(&seen);
+	return rc;
+}
+
+/* The words a built-in launcher gets before the host: ssh's -F CONFIG
+ * when opts name one, then the caller's extra words. 0 or -ENOMEM. */
+static int extra_words(const struct rck_launch_opts *o, char ***out)
+{
+	const char *cfg[] = {"-F", o->ssh_config, NULL};
+	char **pre = NULL, **rest = NULL, **v;
+	size_t a = 0, b = 0;
+
+	if (!o->ssh_config || !*o->ssh_config || strcmp(o->launcher, "ssh"))
+		return words_copy(o->extra_args, out);
+	if (words_copy(cfg, &pre) || words_copy(o->extra_args, &rest)) {
+		rck_launch_argv_free(pre);
+		return -ENOMEM;
+	}
+	while (rest && rest[b])
+		b++;
+	v = realloc(pre, (2 + b + 1) * sizeof(*v));
+	if (!v) {
+		rck_launch_argv_free(pre);
+		rck_launch_argv_free(rest);
+		return -ENOMEM;
+	}
+	a = 2;
+	for (size_t i = 0; i < b; i++)
+		v[a + i] = rest[i];
+	v[a + b] = NULL;
+	free(rest);
+	*out = v;
+	return 0;
+}
+
 RCK_EXPORT int rck_launch_new(struct rck_ctx *ctx, const struct rck_launch_opts *opts,
 			      const char *const *hosts, size_t n, struct rck_launch **out)
 {
@@ -123,17 +180,9 @@ RCK_EXPORT int rck_launch_new(struct rck_ctx *ctx, const struct rck_launch_opts 
 				o.launcher);
 		return rc;
 	}
-	for (size_t i = 0; i < n; i++) {
-		if (!rck_launch_host_ok(hosts[i])) {
-			rck_err(ctx, "launch: bad host name '%s'", hosts[i] ? hosts[i] : "(null)");
-			return -EINVAL;
-		}
-		for (size_t j = 0; j < i; j++)
-			if (!strcmp(hosts[i], hosts[j])) {
-				rck_err(ctx, "launch: host '%s' given twice", hosts[i]);
-				return -EINVAL;
-			}
-	}
+	rc = hosts_check(ctx, hosts, n);
+	if (rc)
+		return rc;
 
 	l = calloc(1, sizeof(*l));
 	if (!l)
@@ -146,10 +195,11 @@ RCK_EXPORT int rck_launch_new(struct rck_ctx *ctx, const struct rck_launch_opts 
 	if (!rc)
 		rc = words_copy(o.agent_argv, &l->agent);
 	if (!rc)
-		rc = words_copy(o.extra_args, &l->extra);
+		rc = extra_words(&o, &l->extra);
 	l->opts.launcher = l->launcher;
 	l->opts.agent_argv = (const char *const *)l->agent;
 	l->opts.extra_args = (const char *const *)l->extra;
+	l->opts.ssh_config = NULL; /* in extra now */
 	for (size_t i = 0; !rc && i < n; i++) {
 		struct lhost *h = &l->h[i];
 		h->out_fd = h->err_fd = h->in_fd = -1;

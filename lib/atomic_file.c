@@ -135,3 +135,10 @@ int rck_atomic_check_target(const char *path, mode_t *mode)
 		*mode = st.st_mode & 07777;
 	return 0;
 }
+
+RCK_EXPORT int rck_write_file_atomic(const char *path, int (*fn)(FILE *f, const void *arg), const void *arg)
+{
+	if (!path || !*path || !fn)
+		return -EINVAL;
+	return rck_write_atomic(path, fn, arg);
+}

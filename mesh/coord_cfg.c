@@ -1,6 +1,7 @@
 /* Sweep configuration: hosts with their agents' addresses and keys, the
  * plan's pattern and rails, the probes, limits and callbacks. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,6 +116,38 @@ RCK_EXPORT int rck_mesh_config_host_down(struct rck_mesh_config *c, const char *
 	return 0;
 }
 
+RCK_EXPORT int rck_mesh_config_add_agent(struct rck_mesh_config *c, const char *name)
+{
+	const char *colon = name ? strchr(name, ':') : NULL;
+	char addr[RCK_HOST_NAME_MAX + 1], *end;
+	unsigned long port;
+
+	if (colon && !strchr(colon + 1, ':') && colon[1] >= '0' && colon[1] <= '9') {
+		port = strtoul(colon + 1, &end, 10);
+		if (!*end && port >= 1 && port <= 65535 && (size_t)(colon - name) < sizeof(addr)) {
+			snprintf(addr, sizeof(addr), "%.*s", (int)(colon - name), name);
+			return rck_mesh_config_add_host(c, name, addr, (unsigned int)port, NULL, 0);
+		}
+	}
+	return rck_mesh_config_add_host(c, name, NULL, 0, NULL, 0);
+}
+
+static const struct rck_mesh_limits limits = {
+	.size_max = 1u << 30,
+	.iters_max = 100000000,
+	.iters_default = 1000,
+	.duration_min_s = 0.001,
+	.duration_max_s = 3600,
+	.deadline_min_s = 0.001,
+	.deadline_max_s = 1e6,
+	.retest_passes_max = 16,
+};
+
+RCK_EXPORT const struct rck_mesh_limits *rck_mesh_limits(void)
+{
+	return &limits;
+}
+
 RCK_EXPORT int rck_mesh_config_set_key(struct rck_mesh_config *c, const uint8_t *key, size_t len)
 {
 	if (!c || (key && (len < RCK_KEY_MIN || len > RCK_KEY_MAX)))
@@ -208,7 +241,8 @@ RCK_EXPORT int rck_mesh_config_set_tests(struct rck_mesh_config *c, unsigned int
 RCK_EXPORT int rck_mesh_config_set_probe(struct rck_mesh_config *c, enum rck_probe_transport transport,
 					uint32_t size, uint64_t iters, double duration_s)
 {
-	if (!c || transport > RCK_PROBE_TRANSPORT_TCP || !(duration_s >= 0) || duration_s > 3600 ||
+	if (!c || transport > RCK_PROBE_TRANSPORT_TCP || !(duration_s >= 0) ||
+	    duration_s > limits.duration_max_s || size > limits.size_max || iters > limits.iters_max ||
 	    (!iters && !duration_s))
 		return -EINVAL;
 	c->transport = transport;

@@ -46,6 +46,7 @@ RCK_EXPORT void rck_preflight_config_free(struct rck_preflight_config *c)
 	rck_hostlist_free(c->hl);
 	rck_hostlist_free(c->spares);
 	free(c->launcher);
+	free(c->ssh_config);
 	free_argv(c->extra);
 	rck_thresholds_free(c->th);
 	free(c->rails);
@@ -102,6 +103,19 @@ RCK_EXPORT int rck_preflight_config_set_launcher(struct rck_preflight_config *c,
 	free_argv(c->extra);
 	c->launcher = l;
 	c->extra = extra;
+	return 0;
+}
+
+RCK_EXPORT int rck_preflight_config_set_ssh_config(struct rck_preflight_config *c, const char *path)
+{
+	char *p = NULL;
+
+	if (!c)
+		return -EINVAL;
+	if (path && *path && !(p = strdup(path)))
+		return -ENOMEM;
+	free(c->ssh_config);
+	c->ssh_config = p;
 	return 0;
 }
 
@@ -199,7 +213,7 @@ RCK_EXPORT int rck_preflight_config_set_expect_rate(struct rck_preflight_config 
 
 RCK_EXPORT int rck_preflight_config_set_retest_passes(struct rck_preflight_config *c, unsigned int passes)
 {
-	if (!c || passes > 16)
+	if (!c || passes > rck_mesh_limits()->retest_passes_max)
 		return -EINVAL;
 	c->passes = passes;
 	return 0;

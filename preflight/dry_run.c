@@ -13,9 +13,9 @@ static int add_hosts(struct rck_mesh_config *mc, const struct rck_preflight_conf
 	int rc = 0;
 
 	for (unsigned int i = 0; i < n && !rc; i++)
-		rc = preflight_add_agent(mc, rck_hostlist_get(c->hl, i));
+		rc = rck_mesh_config_add_agent(mc, rck_hostlist_get(c->hl, i));
 	for (unsigned int i = 0; i < ns && !rc; i++) {
-		rc = preflight_add_agent(mc, rck_hostlist_get(c->spares, i));
+		rc = rck_mesh_config_add_agent(mc, rck_hostlist_get(c->spares, i));
 		if (rc == -EEXIST)
 			rc = 0;
 	}

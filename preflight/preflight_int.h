@@ -14,6 +14,7 @@ struct rck_preflight_config {
 	struct rck_hostlist *spares;
 	char *launcher;
 	char **extra;                 /* NULL-terminated, NULL none */
+	char *ssh_config;             /* ssh -F FILE; NULL none */
 	uint8_t key[RCK_KEY_MAX];
 	size_t key_len;
 	struct rck_thresholds *th;    /* NULL: defaults */
@@ -69,7 +70,6 @@ int pf_result(struct rck_mesh *m, struct rck_report *r, const struct rck_preflig
 
 /* run.c: "NAME:PORT" (one colon, digits after it) names an agent on
  * another port; the hostlist checked the port. */
-int preflight_add_agent(struct rck_mesh_config *mc, const char *name);
 /* dry_run.c: pattern, rails, tests, schedule, DCB and probe settings of the
  * preflight's sweep. 0 or -errno. */
 int preflight_sweep_settings(struct rck_mesh_config *mc, const struct rck_preflight_config *c);

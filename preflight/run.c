@@ -129,23 +129,6 @@ static unsigned int retest_hook(void *data, const struct rck_mesh *m, unsigned i
 	return n;
 }
 
-/* "NAME:PORT" (one colon, digits after it) names an agent on another port. */
-int preflight_add_agent(struct rck_mesh_config *mc, const char *name)
-{
-	const char *colon = strchr(name, ':');
-	char addr[RCK_HOST_NAME_MAX + 1], *end;
-	unsigned long port;
-
-	if (colon && !strchr(colon + 1, ':') && colon[1] >= '0' && colon[1] <= '9') {
-		port = strtoul(colon + 1, &end, 10);
-		if (!*end && port >= 1 && port <= 65535) {
-			snprintf(addr, sizeof(addr), "%.*s", (int)(colon - name), name);
-			return rck_mesh_config_add_host(mc, name, addr, (unsigned int)port, NULL, 0);
-		}
-	}
-	return rck_mesh_config_add_host(mc, name, NULL, 0, NULL, 0);
-}
-
 /* The hosts, then the spares not among them: the sweep's hosts. */
 static int all_names(struct run *r)
 {
@@ -169,43 +152,12 @@ static int all_names(struct run *r)
 	return 0;
 }
 
-/* Agents started through the launcher: each host with its port and token. */
-static int launch_agents(struct rck_ctx *ctx, const struct run *r, struct rck_launch **out)
+/* The sweep's settings for hosts already in @mc (through the launcher or
+ * as running agents). Frees @mc on error. */
+static int mesh_config(struct rck_preflight_config *c, struct rck_mesh_config *mc, struct run *r)
 {
-	struct rck_launch_opts o;
-	int rc;
+	int rc = 0;
 
-	rck_launch_opts_init(&o);
-	o.launcher = r->c->launcher;
-	o.extra_args = (const char *const *)r->c->extra;
-	rc = rck_launch_new(ctx, &o, r->names, r->n_names, out);
-	if (!rc)
-		rc = rck_launch_start(*out);
-	return rc;
-}
-
-static int mesh_config(struct rck_preflight_config *c, const struct rck_launch *l, struct run *r,
-		       struct rck_mesh_config **out)
-{
-	struct rck_mesh_config *mc;
-	int rc = rck_mesh_config_new(&mc);
-
-	if (rc)
-		return rc;
-	for (unsigned int i = 0; !rc && i < r->n_names; i++) {
-		const char *tok = l ? rck_launch_host_token(l, i) : NULL;
-
-		/* A host the launcher could not start is still swept, unreachable. */
-		if (l)
-			rc = rck_mesh_config_add_host(mc, rck_launch_host(l, i), NULL,
-						      tok ? rck_launch_host_port(l, i) : 0,
-						      (const uint8_t *)tok, tok ? strlen(tok) : 0);
-		else
-			rc = preflight_add_agent(mc, r->names[i]);
-		/* ... but neither resolved nor dialled. */
-		if (!rc && l && rck_launch_host_reason(l, i))
-			rc = rck_mesh_config_host_down(mc, rck_launch_host(l, i), rck_launch_host_reason(l, i));
-	}
 	if (!rc && c->key_len)
 		rc = rck_mesh_config_set_key(mc, c->key, c->key_len);
 	if (!rc)
@@ -218,26 +170,11 @@ static int mesh_config(struct rck_preflight_config *c, const struct rck_launch *
 
 		rc = rck_mesh_config_set_deadline(mc, left > 0.001 ? left : 0.001);
 	}
-	if (rc) {
-		rck_mesh_config_free(mc);
+	if (rc)
 		return rc;
-	}
 	rck_mesh_config_set_progress(mc, on_probe, r);
 	rck_mesh_config_set_retest(mc, c->passes ? retest_hook : NULL, r, c->passes);
-	*out = mc;
 	return 0;
-}
-
-/* Hosts the sweep found unreachable get the launcher's reason, if it had one. */
-static void launcher_reasons(const struct rck_launch *l, struct rck_mesh *m)
-{
-	for (size_t i = 0; l && i < rck_launch_host_count(l); i++) {
-		const char *why = rck_launch_host_reason(l, i);
-		unsigned int h;
-
-		if (why && !rck_mesh_find_host(m, rck_launch_host(l, i), &h) && rck_mesh_host_unreachable(m, h))
-			rck_mesh_host_set_unreachable(m, h, why);
-	}
 }
 
 static void count(const struct rck_mesh *m, struct rck_preflight_timings *t)
@@ -259,23 +196,33 @@ static int sweep_once(struct rck_ctx *ctx, struct run *r, struct rck_preflight_t
 	double t1 = now_s();
 	int rc;
 
-	if (all_names(r))
+	if (all_names(r) || rck_mesh_config_new(&r->mc)) {
+		free(r->names);
+		r->names = NULL;
 		return -ENOMEM;
+	}
 	if (strcmp(c->launcher, "none")) {
+		struct rck_launch_opts o;
+
 		r->phase = RCK_PREFLIGHT_LAUNCH;
 		report_progress(r, NULL);
-		rc = launch_agents(ctx, r, &l);
-		if (rc) {
+		rck_launch_opts_init(&o);
+		o.launcher = c->launcher;
+		o.extra_args = (const char *const *)c->extra;
+		o.ssh_config = c->ssh_config;
+		/* The one launch path of sweeps (launch/sweep.c): a host whose
+		 * launcher failed is in the sweep, unreachable, never dialled. */
+		rc = rck_launch_sweep_hosts(ctx, &o, r->names, r->n_names, r->mc, &l);
+		if (rc)
 			rck_err(ctx, "preflight: launcher %s: %s", c->launcher, strerror(-rc));
-			rck_launch_free(l);
-			free(r->names);
-			r->names = NULL;
-			r->n_names = 0;
-			return rc;
-		}
+	} else {
+		rc = 0;
+		for (unsigned int i = 0; !rc && i < r->n_names; i++)
+			rc = rck_mesh_config_add_agent(r->mc, r->names[i]);
 	}
 	t->launch_s += now_s() - t1;
-	rc = mesh_config(c, l, r, &r->mc);
+	if (!rc)
+		rc = mesh_config(c, r->mc, r);
 	if (!rc && atomic_load(&c->cancel))
 		rc = -ECANCELED;
 	if (!rc) {
@@ -290,8 +237,7 @@ static int sweep_once(struct rck_ctx *ctx, struct run *r, struct rck_preflight_t
 	/* The agents' work is done: stop them before judging. */
 	if (l) {
 		rck_launch_stop(l);
-		if (*m)
-			launcher_reasons(l, *m);
+		rck_launch_sweep_reasons(l, *m);
 	}
 	rck_launch_free(l);
 	rck_mesh_config_free(r->mc);
@@ -358,8 +304,8 @@ RCK_EXPORT int rck_preflight_run(struct rck_ctx *ctx, struct rck_preflight_confi
 		m = NULL;
 		t.noise_sweeps++;
 		if (r.duration_s > 0)
-			r.duration_s *= 2;
-		else
+			r.duration_s = fmin(2 * r.duration_s, rck_mesh_limits()->duration_max_s);
+		else if (2 * r.iters <= rck_mesh_limits()->iters_max)
 			r.iters *= 2;
 	}
 	if (!rc) {

@@ -9,9 +9,8 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "internal.h" /* rck_write_atomic(), lib/atomic_file.c built in */
 #include "heatmap_save.h"
-#include "mesh_launch.h"
+#include "probe_shared.h"
 
 static struct rck_mesh_config *running_cfg;
 
@@ -21,34 +20,22 @@ static void on_signal(int sig)
 	rck_mesh_cancel(running_cfg);
 }
 
-enum { OPT_HOSTS = 256, OPT_HOSTFILE, OPT_TEST, OPT_PATTERN, OPT_PAIRS, OPT_RAILS, OPT_TRANSPORT,
-       OPT_SIZE, OPT_ITERS, OPT_DURATION, OPT_DEADLINE, OPT_KEY, OPT_OUTPUT, OPT_LAUNCHER,
-       OPT_HEATMAP, OPT_FROM, OPT_DCB, OPT_SCHEDULE, OPT_DRY_RUN, OPT_BIDIR };
+enum { OPT_HOSTS = 256, OPT_HOSTFILE, OPT_PATTERN, OPT_PAIRS, OPT_DEADLINE, OPT_OUTPUT,
+       OPT_HEATMAP, OPT_FROM, OPT_DCB, OPT_DRY_RUN, OPT_BIDIR };
 
 const struct cli_opt mesh_opts[] = {
 	{ OPT_HOSTS, 0, "hosts", "LIST", "hosts or a nodelist (node[01-16]); NAME:PORT: an agent on another port" },
 	{ OPT_HOSTFILE, 0, "hostfile", "FILE", "one nodelist expression per line" },
-	{ OPT_TEST, 0, "test", "bw,lat", "tests on every pair (default bw)" },
 	{ OPT_PATTERN, 0, "pattern", "P", "full (default), quick, incast:K, or pairs (with --pairs)" },
 	{ OPT_PAIRS, 0, "pairs", "FILE", "explicit \"SRC DST\" pairs, one a line" },
-	{ OPT_RAILS, 0, "rails", "same|all", "NIC i with NIC i (default), or every NIC with every NIC" },
-	{ 'd', 'd', "device", "DEV", "only NICs of device DEV" },
-	{ OPT_TRANSPORT, 0, "transport", "rdma|tcp", "probe transport (default rdma)" },
-	{ OPT_SIZE, 0, "size", "BYTES", "message size (default per test)" },
-	{ OPT_ITERS, 0, "iters", "N", "messages per probe (default 1000)" },
-	{ OPT_DURATION, 0, "duration", "S", "measure each probe for S seconds instead" },
+	SHARED_PROBE_OPTS,
 	{ OPT_DEADLINE, 0, "deadline", "S", "record what has not run after S seconds as skipped" },
-	{ OPT_KEY, 0, "key-file", "FILE", "the agents' shared key (default $ROCECHECK_KEY_FILE)" },
 	{ OPT_OUTPUT, 0, "output", "FILE", "also write the JSON result to FILE" },
 	{ OPT_HEATMAP, 0, "heatmap", "FILE", "draw the bandwidth (else latency) matrix to FILE.svg or FILE.png" },
 	{ OPT_FROM, 0, "from", "FILE", "no sweep: load a result saved with --output" },
 	{ OPT_DCB, 0, "dcb", NULL, "also keep each host's DCB state (PFC, trust, DSCP map...) as its agent reads it" },
 	{ OPT_BIDIR, 0, "bidir", NULL,
 	  "full pattern: both directions of a pair at once (n-1 steps; each end's counters see both)" },
-	{ OPT_SCHEDULE, 0, "schedule", "coordinator|agents",
-	  "ignored (kept for one release): the agents run every probe from their task lists" },
-	{ OPT_LAUNCHER, 0, "launcher", "L",
-	  "start the agents (--once) through none (default: running agents), ssh, srun, pdsh, mpirun or 'TEMPLATE {host}'" },
 	{ OPT_DRY_RUN, 0, "dry-run", NULL, "print the hosts and the plan; contact no one, start nothing" },
 	{ OPT_DRY_RUN, 0, "list-hosts", NULL, "the same as --dry-run" },
 	{ 0 }
@@ -65,20 +52,6 @@ static void show_progress(void *data, const struct rck_mesh_progress *p)
 	fprintf(stderr, "   ");
 	if (p->done == p->total)
 		fputc('\n', stderr);
-}
-
-/* "NAME:PORT" (one colon, digits after it) names an agent on another port. */
-static int add_host(struct rck_mesh_config *c, const char *name)
-{
-	const char *colon = strchr(name, ':');
-	unsigned long port = 0;
-	char addr[RCK_HOST_NAME_MAX + 1];
-
-	if (colon && !strchr(colon + 1, ':') && !cli_parse_uint(colon + 1, 1, 65535, &port)) {
-		snprintf(addr, sizeof(addr), "%.*s", (int)(colon - name), name);
-		return rck_mesh_config_add_host(c, name, addr, (unsigned int)port, NULL, 0);
-	}
-	return rck_mesh_config_add_host(c, name, NULL, 0, NULL, 0);
 }
 
 static char *read_file(const char *path, size_t *len)
@@ -132,7 +105,7 @@ static int save(struct cli *cli, const struct rck_mesh *m, const char *output, c
 									 : RCK_FORMAT_JSON};
 	int rc;
 
-	if (output && (rc = rck_write_atomic(output, write_json, &sa)))
+	if (output && (rc = rck_write_file_atomic(output, write_json, &sa)))
 		return cli_fail(cli, rc, "cannot write %s", output);
 	return heatmap && heatmap_save(cli, m, NULL, heatmap) ? EXIT_FAIL : 0;
 }
@@ -140,22 +113,21 @@ static int save(struct cli *cli, const struct rck_mesh *m, const char *output, c
 struct mesh_args {
 	struct rck_hostlist *hl;
 	struct rck_mesh_config *c;
-	const char *key_file, *output, *pairs, *pattern, *launcher, *heatmap, *from;
+	const char *output, *pairs, *pattern, *heatmap, *from;
 	struct rck_launch *launch; /* agents started by --launcher, stopped at the end */
-	enum rck_probe_transport transport;
-	unsigned long size, iters;
-	double duration, deadline;
-	bool dcb, schedule, dry_run, bidir;
+	struct shared_probe probe; /* the options mesh and preflight share */
+	double deadline;
+	bool dcb, dry_run, bidir;
 };
 
 static int mesh_opt(struct cli *cli, void *data, int c, const char *arg)
 {
 	struct mesh_args *a = data;
 	char err[300];
-	enum rck_mesh_schedule sched;
-	unsigned int mask;
-	int rc;
+	int rc = shared_probe_opt(cli, &a->probe, c, arg);
 
+	if (rc != CLI_CONTINUE)
+		return rc;
 	switch (c) {
 	case OPT_HOSTS:
 	case OPT_HOSTFILE:
@@ -166,46 +138,13 @@ static int mesh_opt(struct cli *cli, void *data, int c, const char *arg)
 					    c == OPT_HOSTS ? "--hosts" : "--hostfile", arg,
 					    rc == -EINVAL || rc == -E2BIG ? err : strerror(-rc));
 		return 0;
-	case OPT_TEST:
-		if (mesh_parse_tests(arg, &mask) || rck_mesh_config_set_tests(a->c, mask))
-			return cli_bad_args(cli, "invalid --test '%s': bw, lat or bw,lat", arg);
-		return 0;
 	case OPT_PATTERN:
 		a->pattern = arg;
 		return 0;
-	case OPT_RAILS:
-		if (strcmp(arg, "same") && strcmp(arg, "all"))
-			return cli_bad_args(cli, "invalid --rails '%s': same or all", arg);
-		rck_mesh_config_set_rails(a->c, arg);
-		return 0;
-	case 'd':
-		snprintf(err, sizeof(err), "device:%s", arg);
-		if (!*arg || rck_mesh_config_set_rails(a->c, err))
-			return cli_bad_args(cli, "invalid --device '%s'", arg);
-		return 0;
-	case OPT_TRANSPORT:
-		if (strcmp(arg, "rdma") && strcmp(arg, "tcp"))
-			return cli_bad_args(cli, "invalid --transport '%s': rdma or tcp", arg);
-		a->transport = strcmp(arg, "tcp") ? RCK_PROBE_TRANSPORT_RDMA : RCK_PROBE_TRANSPORT_TCP;
-		return 0;
-	case OPT_SIZE:
-		if (cli_parse_uint(arg, 1, 1u << 30, &a->size))
-			return cli_bad_args(cli, "invalid --size '%s': bytes, 1 to 2^30", arg);
-		return 0;
-	case OPT_ITERS:
-		if (cli_parse_uint(arg, 1, 100000000, &a->iters))
-			return cli_bad_args(cli, "invalid --iters '%s': 1 to 100000000", arg);
-		return 0;
-	case OPT_DURATION:
-		if (cli_parse_double(arg, 0.001, 3600, &a->duration))
-			return cli_bad_args(cli, "invalid --duration '%s': seconds, up to 3600", arg);
-		return 0;
 	case OPT_DEADLINE:
-		if (cli_parse_double(arg, 0.001, 1e6, &a->deadline))
+		if (cli_parse_double(arg, rck_mesh_limits()->deadline_min_s, rck_mesh_limits()->deadline_max_s,
+				     &a->deadline))
 			return cli_bad_args(cli, "invalid --deadline '%s': seconds", arg);
-		return 0;
-	case OPT_KEY:
-		a->key_file = arg;
 		return 0;
 	case OPT_OUTPUT:
 		a->output = arg;
@@ -228,14 +167,6 @@ static int mesh_opt(struct cli *cli, void *data, int c, const char *arg)
 	case OPT_BIDIR:
 		a->bidir = true;
 		return 0;
-	case OPT_SCHEDULE:
-		if (mesh_parse_schedule(arg, &sched) || rck_mesh_config_set_schedule(a->c, sched))
-			return cli_bad_args(cli, "invalid --schedule '%s': coordinator or agents", arg);
-		a->schedule = true;
-		return 0;
-	case OPT_LAUNCHER:
-		a->launcher = arg;
-		return 0;
 	case OPT_PAIRS:
 		a->pairs = arg;
 		return 0;
@@ -245,6 +176,28 @@ static int mesh_opt(struct cli *cli, void *data, int c, const char *arg)
 	default:
 		return EXIT_USAGE;
 	}
+}
+
+/* --launcher: the library's one launch path of sweeps (launch/sweep.c),
+ * as the preflight's: a host the launcher could not start is unreachable
+ * with its reason, never resolved nor dialled. */
+static int launch(struct cli *cli, struct mesh_args *a)
+{
+	unsigned int n = rck_hostlist_count(a->hl);
+	const char **hosts = calloc(n ? n : 1, sizeof(*hosts));
+	struct rck_launch_opts o;
+	int rc;
+
+	if (!hosts)
+		return cli_fail(cli, -ENOMEM, "--launcher");
+	for (unsigned int i = 0; i < n; i++)
+		hosts[i] = rck_hostlist_get(a->hl, i);
+	shared_probe_launch_opts(&a->probe, &o);
+	rc = rck_launch_sweep_hosts(cli->ctx, &o, hosts, n, a->c, &a->launch);
+	free(hosts);
+	if (rc == -EINVAL)
+		return cli_bad_args(cli, "invalid --launcher '%s' or host names for it", a->probe.launcher);
+	return rc ? cli_fail(cli, rc, "--launcher %s", a->probe.launcher) : 0;
 }
 
 /* Pattern, key and probe settings once all options are in. */
@@ -266,13 +219,14 @@ static int finish_config(struct cli *cli, struct mesh_args *a)
 	if (rc)
 		return cli_bad_args(cli, "invalid --pattern '%s': full, quick, incast:K or pairs",
 				    pattern);
-	if (rck_mesh_config_set_probe(a->c, a->transport, (uint32_t)a->size,
-				      a->iters ? a->iters : 1000, a->duration) ||
-	    rck_mesh_config_set_deadline(a->c, a->deadline) || rck_mesh_config_set_dcb(a->c, a->dcb) ||
+	rc = shared_probe_apply_mesh(cli, &a->probe, a->c);
+	if (rc)
+		return rc;
+	if (rck_mesh_config_set_deadline(a->c, a->deadline) || rck_mesh_config_set_dcb(a->c, a->dcb) ||
 	    rck_mesh_config_set_bidir(a->c, a->bidir))
 		return cli_bad_args(cli, "invalid probe settings");
-	if (a->key_file && !a->dry_run) {
-		rc = rck_key_load(a->key_file, key, sizeof(key), &len, err, sizeof(err));
+	if (shared_probe_key_file(&a->probe) && !a->dry_run) {
+		rc = rck_key_load(shared_probe_key_file(&a->probe), key, sizeof(key), &len, err, sizeof(err));
 		if (rc) {
 			cli_msg(cli, "%s", err);
 			return EXIT_FAIL;
@@ -281,10 +235,10 @@ static int finish_config(struct cli *cli, struct mesh_args *a)
 		memset(key, 0, sizeof(key));
 	}
 	/* Agents started now, each with its own port and token. */
-	if (a->launcher && strcmp(a->launcher, "none") && !a->dry_run)
-		return mesh_launch_hosts(cli, a->c, a->hl, a->launcher, &a->launch);
+	if (a->probe.launcher && strcmp(a->probe.launcher, "none") && !a->dry_run)
+		return launch(cli, a);
 	for (unsigned int i = 0; i < rck_hostlist_count(a->hl); i++)
-		if (add_host(a->c, rck_hostlist_get(a->hl, i)))
+		if (rck_mesh_config_add_agent(a->c, rck_hostlist_get(a->hl, i)))
 			return cli_bad_args(cli, "invalid host '%s'", rck_hostlist_get(a->hl, i));
 	return 0;
 }
@@ -307,7 +261,7 @@ static int run(struct cli *cli, struct mesh_args *a)
 		return EXIT_USAGE;
 	if (rc)
 		return cli_fail(cli, rc, "sweep");
-	mesh_launch_mark(a->launch, m);
+	rck_launch_sweep_reasons(a->launch, m);
 	return finish(cli, a, m);
 }
 
@@ -352,9 +306,10 @@ static int load(struct cli *cli, const struct mesh_args *a)
 
 int cmd_mesh(struct cli *cli, int argc, char **argv)
 {
-	struct mesh_args a = { .transport = RCK_PROBE_TRANSPORT_RDMA };
+	struct mesh_args a = { 0 };
 	int rc;
 
+	shared_probe_init(&a.probe);
 	if (rck_hostlist_new(&a.hl) || rck_mesh_config_new(&a.c)) {
 		rck_hostlist_free(a.hl);
 		return cli_fail(cli, -ENOMEM, "out of memory");
@@ -366,7 +321,7 @@ int cmd_mesh(struct cli *cli, int argc, char **argv)
 	if (cli->nargs)
 		rc = cli_usage_err(cli, "unexpected argument '%s'", cli->args[0]);
 	if (!rc && a.from) {
-		if (rck_hostlist_count(a.hl) || a.launcher || a.pairs || a.pattern || a.dcb || a.schedule ||
+		if (rck_hostlist_count(a.hl) || a.probe.launcher || a.pairs || a.pattern || a.dcb || a.probe.schedule_set ||
 		    a.dry_run || a.bidir)
 			rc = cli_usage_err(cli, "--from loads a result: no --hosts, --hostfile, "
 						"--launcher, --pattern, --pairs, --dcb, --bidir, --schedule or --dry-run with it");
@@ -376,9 +331,6 @@ int cmd_mesh(struct cli *cli, int argc, char **argv)
 	}
 	if (!rc && rck_hostlist_count(a.hl) < 2)
 		rc = cli_usage_err(cli, "give at least 2 hosts (--hosts or --hostfile)");
-	/* The tool, never the library, reads the environment. */
-	if (!rc && !a.key_file)
-		a.key_file = getenv("ROCECHECK_KEY_FILE");
 	if (!rc)
 		rc = finish_config(cli, &a);
 	if (!rc)

@@ -12,7 +12,7 @@
 
 #include "commands.h"
 #include "heatmap_save.h"
-#include "mesh_launch.h"
+#include "probe_shared.h"
 
 /* Exit codes of this command: the verdict, or 2 when it could not run; 3
  * when the fabric was too noisy to judge (inconclusive). */
@@ -29,20 +29,13 @@ static void on_signal(int sig)
 	rck_preflight_cancel(running_cfg);
 }
 
-enum { OPT_HOSTS = 256, OPT_HOSTFILE, OPT_LAUNCHER, OPT_KEY, OPT_TEST, OPT_RAILS, OPT_TRANSPORT,
-       OPT_EXPECT, OPT_CONFIG, OPT_QUICK, OPT_DEADLINE, OPT_REPORT, OPT_DRAIN, OPT_FROM_MESH,
-       OPT_SIZE, OPT_ITERS, OPT_DURATION, OPT_RETESTS, OPT_SPARES, OPT_HEATMAP, OPT_SCHEDULE, OPT_DRY_RUN };
+enum { OPT_HOSTS = 256, OPT_HOSTFILE, OPT_EXPECT, OPT_CONFIG, OPT_QUICK, OPT_DEADLINE, OPT_REPORT,
+       OPT_DRAIN, OPT_FROM_MESH, OPT_RETESTS, OPT_SPARES, OPT_HEATMAP, OPT_DRY_RUN };
 
 const struct cli_opt preflight_opts[] = {
 	{ OPT_HOSTS, 0, "hosts", "LIST", "hosts or a nodelist (node[01-16]); NAME:PORT: an agent on another port" },
 	{ OPT_HOSTFILE, 0, "hostfile", "FILE", "one nodelist expression per line" },
-	{ OPT_LAUNCHER, 0, "launcher", "L",
-	  "start the agents through none (default: running agents), ssh, srun, pdsh, mpirun or 'TEMPLATE {host}'" },
-	{ OPT_KEY, 0, "key-file", "FILE", "the agents' shared key (default $ROCECHECK_KEY_FILE)" },
-	{ OPT_TEST, 0, "test", "bw,lat", "tests on every pair (default bw)" },
-	{ OPT_RAILS, 0, "rails", "same|all", "NIC i with NIC i (default), or every NIC with every NIC" },
-	{ 'd', 'd', "device", "DEV", "only NICs of device DEV" },
-	{ OPT_TRANSPORT, 0, "transport", "rdma|tcp", "probe transport (default rdma)" },
+	SHARED_PROBE_OPTS,
 	{ OPT_EXPECT, 0, "expect-rate", "GBPS", "the port rate every NIC should run at" },
 	{ OPT_CONFIG, 0, "config", "FILE", "thresholds file (rocecheck-thresholds(5))" },
 	{ OPT_QUICK, 0, "quick", NULL, "n/2 pairs across two halves instead of every pair" },
@@ -51,12 +44,7 @@ const struct cli_opt preflight_opts[] = {
 	{ OPT_HEATMAP, 0, "heatmap", "FILE", "draw the bandwidth (else latency) matrix, degraded parts marked, to FILE.svg or FILE.png" },
 	{ OPT_DRAIN, 0, "drain-cmd", "TEMPLATE",
 	  "run once per bad host, no shell, {host} and {reason} substituted" },
-	{ OPT_SIZE, 0, "size", "BYTES", "probe message size (default per test)" },
-	{ OPT_ITERS, 0, "iters", "N", "messages per probe (default 1000)" },
-	{ OPT_DURATION, 0, "duration", "S", "measure each probe for S seconds instead" },
 	{ OPT_RETESTS, 0, "retest-passes", "N", "most retest passes the analysis may ask for (default 3)" },
-	{ OPT_SCHEDULE, 0, "schedule", "coordinator|agents",
-	  "ignored (kept for one release): the agents run every probe from their task lists" },
 	{ OPT_SPARES, 0, "spares", "LIST", "hot spares: swept too, a healthy one proposed for each bad host" },
 	{ OPT_FROM_MESH, 0, "from-mesh", "FILE", "judge a recorded sweep (rocecheck mesh --output) instead" },
 	{ OPT_DRY_RUN, 0, "dry-run", NULL, "print the hosts and the sweep's plan; contact no one, start nothing" },
@@ -66,11 +54,9 @@ const struct cli_opt preflight_opts[] = {
 
 struct pf_args {
 	struct rck_preflight_config *c;
-	const char *key_file, *report, *drain, *from_mesh, *launcher, *config, *heatmap;
+	const char *report, *drain, *from_mesh, *config, *heatmap;
 	unsigned int hosts;
-	enum rck_probe_transport transport;
-	unsigned long size, iters;
-	double duration;
+	struct shared_probe probe; /* the options mesh and preflight share */
 	bool dry_run;
 };
 
@@ -89,13 +75,14 @@ static void show_progress(void *data, const struct rck_preflight_progress *p)
 static int pf_opt(struct cli *cli, void *data, int c, const char *arg)
 {
 	struct pf_args *a = data;
+	const struct rck_mesh_limits *lim = rck_mesh_limits();
 	char err[300];
-	enum rck_mesh_schedule sched;
 	unsigned long n;
-	unsigned int mask;
 	double v;
-	int rc;
+	int rc = shared_probe_opt(cli, &a->probe, c, arg);
 
+	if (rc != CLI_CONTINUE)
+		return rc;
 	switch (c) {
 	case OPT_HOSTS:
 	case OPT_HOSTFILE:
@@ -106,36 +93,8 @@ static int pf_opt(struct cli *cli, void *data, int c, const char *arg)
 					    arg, rc == -EINVAL || rc == -E2BIG ? err : strerror(-rc));
 		a->hosts++;
 		return 0;
-	case OPT_LAUNCHER:
-		a->launcher = arg;
-		return 0;
-	case OPT_KEY:
-		a->key_file = arg;
-		return 0;
 	case OPT_DRY_RUN:
 		a->dry_run = true;
-		return 0;
-	case OPT_TEST:
-		if (mesh_parse_tests(arg, &mask) || rck_preflight_config_set_tests(a->c, mask))
-			return cli_bad_args(cli, "invalid --test '%s': bw, lat or bw,lat", arg);
-		return 0;
-	case OPT_RAILS:
-		if ((strcmp(arg, "same") && strcmp(arg, "all")) || rck_preflight_config_set_rails(a->c, arg))
-			return cli_bad_args(cli, "invalid --rails '%s': same or all", arg);
-		return 0;
-	case 'd':
-		snprintf(err, sizeof(err), "device:%s", arg);
-		if (!*arg || rck_preflight_config_set_rails(a->c, err))
-			return cli_bad_args(cli, "invalid --device '%s'", arg);
-		return 0;
-	case OPT_SCHEDULE:
-		if (mesh_parse_schedule(arg, &sched) || rck_preflight_config_set_schedule(a->c, sched))
-			return cli_bad_args(cli, "invalid --schedule '%s': coordinator or agents", arg);
-		return 0;
-	case OPT_TRANSPORT:
-		if (strcmp(arg, "rdma") && strcmp(arg, "tcp"))
-			return cli_bad_args(cli, "invalid --transport '%s': rdma or tcp", arg);
-		a->transport = strcmp(arg, "tcp") ? RCK_PROBE_TRANSPORT_RDMA : RCK_PROBE_TRANSPORT_TCP;
 		return 0;
 	case OPT_EXPECT:
 		if (cli_parse_double(arg, 0.001, 1e6, &v) || rck_preflight_config_set_expect_rate(a->c, v))
@@ -148,7 +107,8 @@ static int pf_opt(struct cli *cli, void *data, int c, const char *arg)
 		rck_preflight_config_set_quick(a->c, true);
 		return 0;
 	case OPT_DEADLINE:
-		if (cli_parse_double(arg, 0.001, 1e6, &v) || rck_preflight_config_set_deadline(a->c, v))
+		if (cli_parse_double(arg, lim->deadline_min_s, lim->deadline_max_s, &v) ||
+		    rck_preflight_config_set_deadline(a->c, v))
 			return cli_bad_args(cli, "invalid --deadline '%s': seconds", arg);
 		return 0;
 	case OPT_REPORT:
@@ -165,21 +125,10 @@ static int pf_opt(struct cli *cli, void *data, int c, const char *arg)
 		a->heatmap = arg;
 		return 0;
 	}
-	case OPT_SIZE:
-		if (cli_parse_uint(arg, 1, 1u << 30, &a->size))
-			return cli_bad_args(cli, "invalid --size '%s': bytes, 1 to 2^30", arg);
-		return 0;
-	case OPT_ITERS:
-		if (cli_parse_uint(arg, 1, 100000000, &a->iters))
-			return cli_bad_args(cli, "invalid --iters '%s': 1 to 100000000", arg);
-		return 0;
-	case OPT_DURATION:
-		if (cli_parse_double(arg, 0.001, 3600, &a->duration))
-			return cli_bad_args(cli, "invalid --duration '%s': seconds, up to 3600", arg);
-		return 0;
 	case OPT_RETESTS:
-		if (cli_parse_uint(arg, 0, 16, &n) || rck_preflight_config_set_retest_passes(a->c, (unsigned int)n))
-			return cli_bad_args(cli, "invalid --retest-passes '%s': 0 to 16", arg);
+		if (cli_parse_uint(arg, 0, lim->retest_passes_max, &n) ||
+		    rck_preflight_config_set_retest_passes(a->c, (unsigned int)n))
+			return cli_bad_args(cli, "invalid --retest-passes '%s': 0 to %u", arg, lim->retest_passes_max);
 		return 0;
 	case OPT_FROM_MESH:
 		a->from_mesh = arg;
@@ -197,8 +146,8 @@ static int pf_opt(struct cli *cli, void *data, int c, const char *arg)
 /* Settings that need every option: thresholds, key, launcher, probes. */
 static int finish_config(struct cli *cli, struct pf_args *a)
 {
-	const char *cfg = getenv("ROCECHECK_SSH_CONFIG");
-	const char *ssh_extra[] = { "-F", cfg, NULL };
+	const char *key_file = shared_probe_key_file(&a->probe);
+	struct rck_launch_opts lo;
 	struct rck_thresholds *th = NULL;
 	uint8_t key[RCK_KEY_MAX];
 	char err[300];
@@ -215,21 +164,21 @@ static int finish_config(struct cli *cli, struct pf_args *a)
 		if (rc)
 			return cli_bad_args(cli, "invalid --config: %s", rc == -ENOMEM ? "out of memory" : err);
 	}
-	if (rck_preflight_config_set_probe(a->c, a->transport, (uint32_t)a->size, a->iters ? a->iters : 1000,
-					   a->duration))
-		return cli_bad_args(cli, "invalid probe settings");
-	if (a->key_file && !a->from_mesh && !a->dry_run) {
-		rc = rck_key_load(a->key_file, key, sizeof(key), &len, err, sizeof(err));
+	rc = shared_probe_apply_preflight(cli, &a->probe, a->c);
+	if (rc)
+		return rc;
+	if (key_file && !a->from_mesh && !a->dry_run) {
+		rc = rck_key_load(key_file, key, sizeof(key), &len, err, sizeof(err));
 		if (rc)
 			return cli_bad_args(cli, "%s", err);
 		rck_preflight_config_set_key(a->c, key, len);
 		memset(key, 0, sizeof(key));
 	}
-	/* The environment names an ssh config (rocelab host sets it): ssh -F. */
-	if (a->launcher &&
-	    rck_preflight_config_set_launcher(a->c, a->launcher,
-					      !strcmp(a->launcher, "ssh") && cfg && *cfg ? ssh_extra : NULL))
-		return cli_bad_args(cli, "invalid --launcher '%s'", a->launcher);
+	/* The same launch options as mesh's (ssh's config included). */
+	shared_probe_launch_opts(&a->probe, &lo);
+	if (a->probe.launcher && (rck_preflight_config_set_launcher(a->c, a->probe.launcher, NULL) ||
+				  rck_preflight_config_set_ssh_config(a->c, lo.ssh_config)))
+		return cli_bad_args(cli, "invalid --launcher '%s'", a->probe.launcher);
 	if (a->drain) {
 		char **argv = NULL;
 
@@ -384,9 +333,10 @@ static int run(struct cli *cli, struct pf_args *a)
 
 int cmd_preflight(struct cli *cli, int argc, char **argv)
 {
-	struct pf_args a = { .transport = RCK_PROBE_TRANSPORT_RDMA };
+	struct pf_args a = { 0 };
 	int rc;
 
+	shared_probe_init(&a.probe);
 	if (rck_preflight_config_new(&a.c))
 		return cli_bad_args(cli, "out of memory");
 	rc = cli_parse(cli, argc, argv, pf_opt, &a);
@@ -401,9 +351,6 @@ int cmd_preflight(struct cli *cli, int argc, char **argv)
 		rc = cli_usage_err(cli, "--from-mesh judges a recorded sweep: no --hosts with it");
 	if (!rc && a.from_mesh && a.dry_run)
 		rc = cli_usage_err(cli, "--from-mesh judges a recorded sweep: no --dry-run with it");
-	/* The tool, never the library, reads the environment. */
-	if (!rc && !a.key_file)
-		a.key_file = getenv("ROCECHECK_KEY_FILE");
 	if (!rc)
 		rc = finish_config(cli, &a);
 	if (!rc)

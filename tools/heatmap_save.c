@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "heatmap_save.h"
-#include "internal.h" /* rck_write_atomic(), lib/atomic_file.c built in */
 
 struct heat {
 	const struct rck_mesh *m;
@@ -33,7 +32,7 @@ int heatmap_save(struct cli *cli, const struct rck_mesh *m, const struct rck_rep
 	rck_heatmap_format_from_path(path, &h.fmt);
 	for (unsigned int i = 0; i < rck_mesh_cell_count(m) && h.test != RCK_MESH_TEST_BW; i++)
 		rck_mesh_cell(m, i, &h.test, NULL, NULL);
-	rc = rck_write_atomic(path, write_heat, &h);
+	rc = rck_write_file_atomic(path, write_heat, &h);
 	/* librocecheck loads libcairo.so.2 only for a PNG (dlopen). */
 	if (rc == -ENOTSUP && h.fmt == RCK_HEATMAP_PNG)
 		cli_msg(cli, "cannot write --heatmap '%s': PNG heatmap needs libcairo.so.2: not found "

@@ -397,6 +397,66 @@ static void test_many_capped(void **state)
 	assert_int_equal(waitpid(-1, NULL, WNOHANG), -1);
 }
 
+/* The sweep's launch path (rck_launch_sweep_hosts): hosts whose launcher
+ * failed are in the sweep, down with the launcher's reason, and the sweep
+ * gives them up at once (no dial, no resolution: IP literals that would
+ * take the whole timeout if dialled). */
+static void test_sweep_hosts(void **state)
+{
+	const char *hosts[] = { "192.0.2.1", "192.0.2.2" };
+	struct rck_mesh_config *c;
+	struct rck_launch_opts o;
+	struct rck_launch *l = NULL;
+	struct rck_mesh *m = NULL;
+	struct rck_ctx *ctx;
+	char t[256];
+	uint64_t t0;
+	(void)state;
+
+	assert_int_equal(rck_ctx_new(&ctx), 0);
+	assert_int_equal(rck_ctx_set_timeout_ms(ctx, 4000), 0);
+	assert_int_equal(rck_mesh_config_new(&c), 0);
+	rck_launch_opts_init(&o);
+	snprintf(t, sizeof(t), "%s/fail {host}", dir);
+	o.launcher = t;
+	o.stop_grace_ms = 300;
+	assert_int_equal(rck_launch_sweep_hosts(ctx, &o, hosts, 2, c, &l), 0);
+	assert_non_null(l);
+	/* Already in the sweep: refused, nothing left running. */
+	struct rck_launch *l2 = (struct rck_launch *)1;
+	assert_int_equal(rck_launch_sweep_hosts(ctx, &o, hosts, 1, c, &l2), -EINVAL);
+	assert_null(l2);
+	t0 = ms();
+	assert_int_equal(rck_mesh_run(ctx, c, &m), 0);
+	assert_true(ms() - t0 < 2000);
+	rck_launch_sweep_reasons(l, m);
+	for (unsigned int h = 0; h < 2; h++) {
+		const char *why = rck_mesh_host_unreachable(m, h);
+
+		assert_non_null(why);
+		if (!strstr(why, "No route to host"))
+			fail_msg("reason: %s", why);
+	}
+	rck_mesh_free(m);
+	rck_launch_free(l);
+	rck_mesh_config_free(c);
+
+	/* ssh with a config file: `ssh -F FILE` (a missing one fails before
+	 * any connection, its words in the reason). */
+	assert_int_equal(rck_mesh_config_new(&c), 0);
+	rck_launch_opts_init(&o);
+	o.launcher = "ssh";
+	o.ssh_config = "/nonexistent/rocecheck-ssh-config";
+	o.stop_grace_ms = 300;
+	assert_int_equal(rck_launch_sweep_hosts(ctx, &o, hosts, 1, c, &l), 0);
+	if (!rck_launch_host_reason(l, 0) || !strstr(rck_launch_host_reason(l, 0), "rocecheck-ssh-config"))
+		fail_msg("reason: %s", rck_launch_host_reason(l, 0) ? rck_launch_host_reason(l, 0) : "(none)");
+	rck_launch_free(l);
+	rck_mesh_config_free(c);
+	rck_ctx_free(ctx);
+	assert_int_equal(waitpid(-1, NULL, WNOHANG), -1);
+}
+
 static void test_none(void **state)
 {
 	const char *hosts[] = { "n1", "n2" };
@@ -428,6 +488,7 @@ int main(void)
 		cmocka_unit_test(test_agent_words_and_drain),
 		cmocka_unit_test(test_many_capped),
 		cmocka_unit_test(test_none),
+		cmocka_unit_test(test_sweep_hosts),
 	};
 	/* A test that hangs is a failure, not a stuck suite. */
 	alarm(60);

@@ -75,6 +75,16 @@ unsigned int rck_ctx_get_timeout_ms(const struct rck_ctx *ctx);
 /** The library's version string, e.g. "0.1.0". Static storage. */
 const char *rck_version(void);
 
+/**
+ * Writes @path atomically, as every save of the library does: @fn writes
+ * the content into a temporary file beside @path, which is synced and
+ * renamed over @path only when @fn returned 0 (else removed: @path is
+ * untouched). A symlink at @path is refused (-ELOOP), a directory
+ * (-EISDIR); an existing file keeps its permission bits. Returns 0, @fn's
+ * negative error, or -errno. Thread-safe for different paths.
+ */
+int rck_write_file_atomic(const char *path, int (*fn)(FILE *f, const void *arg), const void *arg);
+
 #ifdef __cplusplus
 }
 #endif

@@ -90,6 +90,12 @@ struct rck_launch_opts {
 	 * by templates (write them into the template) and by none.
 	 */
 	const char *const *extra_args;
+	/**
+	 * For the ssh launcher: `-F FILE` before @extra_args (the tools take it
+	 * from $ROCECHECK_SSH_CONFIG; rocelab's hosts set it). NULL or "": none.
+	 * Ignored by the other launchers.
+	 */
+	const char *ssh_config;
 };
 
 /** Fills @opts with the defaults (launcher "ssh"). */
@@ -174,6 +180,33 @@ const char *rck_launch_host_token(const struct rck_launch *l, size_t i);
 const char *rck_launch_host_reason(const struct rck_launch *l, size_t i);
 /** Milliseconds from host @i's spawn to its line (or failure); 0 if none. */
 unsigned int rck_launch_host_ms(const struct rck_launch *l, size_t i);
+
+struct rck_mesh_config;
+struct rck_mesh;
+
+/**
+ * The launch of a sweep (`rocecheck mesh --launcher` and the preflight use
+ * this one path): makes a launch of @opts on the @n @hosts, starts it
+ * (rck_launch_new(), rck_launch_start()) and adds every host to @c in
+ * order. A host whose agent answered gets its port and token; a host whose
+ * launcher failed is added without them and marked down with the
+ * launcher's reason (rck_mesh_config_host_down()): the sweep records it
+ * unreachable and neither resolves nor dials it. *@out is the launch, to
+ * stop and free after the sweep (its agents run until then); NULL on error.
+ * Returns 0, -EINVAL (bad launcher, options or host names: logged to @ctx;
+ * or a host already in @c), -ENOMEM, or rck_launch_start()'s error.
+ * Thread safety: as rck_launch_new(); @c is used by this thread alone.
+ */
+int rck_launch_sweep_hosts(struct rck_ctx *ctx, const struct rck_launch_opts *opts, const char *const *hosts,
+			   size_t n, struct rck_mesh_config *c, struct rck_launch **out);
+
+/**
+ * After the sweep: every host of @l that @m records unreachable and whose
+ * launcher gave a reason gets that reason instead (the launcher's words
+ * say more than "did not answer"). NULL @l or @m: nothing. Uses @l and @m
+ * from this thread alone.
+ */
+void rck_launch_sweep_reasons(const struct rck_launch *l, struct rck_mesh *m);
 
 #ifdef __cplusplus
 }

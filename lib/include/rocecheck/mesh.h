@@ -361,6 +361,31 @@ int rck_mesh_config_add_host(struct rck_mesh_config *c, const char *name, const 
  * (copied). Returns 0, -ENOENT (no such host), -EINVAL, -ENOMEM.
  */
 int rck_mesh_config_host_down(struct rck_mesh_config *c, const char *name, const char *reason);
+/**
+ * Adds an already running agent as `rocecheck mesh --hosts` and the
+ * preflight name it: "NAME" (its agent on the default port), or
+ * "NAME:PORT" (one colon, PORT 1-65535: the host is NAME:PORT, its agent
+ * at NAME on PORT). Returns as rck_mesh_config_add_host().
+ */
+int rck_mesh_config_add_agent(struct rck_mesh_config *c, const char *name);
+
+/**
+ * Limits of a sweep's probe settings, the same for `rocecheck mesh`,
+ * `rocecheck preflight` and the library's setters: the tools check their
+ * options against these. Members are only ever added at the end.
+ */
+struct rck_mesh_limits {
+	uint32_t size_max;            /**< bytes of a probe's messages (1..) */
+	uint64_t iters_max;           /**< messages per probe (1..) */
+	uint64_t iters_default;       /**< when neither iterations nor a duration is given */
+	double duration_min_s;        /**< a timed probe's shortest duration */
+	double duration_max_s;        /**< ... and longest */
+	double deadline_min_s;        /**< a sweep's shortest deadline */
+	double deadline_max_s;        /**< ... and longest */
+	unsigned int retest_passes_max; /**< retest passes a preflight may ask for */
+};
+/** The library's limits (static, never freed; thread-safe). */
+const struct rck_mesh_limits *rck_mesh_limits(void);
 /** The shared key (see rck_key_load()); without one, agents are asked
  * without authentication. 0 or -EINVAL. */
 int rck_mesh_config_set_key(struct rck_mesh_config *c, const uint8_t *key, size_t len);

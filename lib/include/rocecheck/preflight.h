@@ -77,6 +77,12 @@ int rck_preflight_config_add_hostfile(struct rck_preflight_config *c, const char
  */
 int rck_preflight_config_set_launcher(struct rck_preflight_config *c, const char *launcher,
 				      const char *const *extra_args);
+/**
+ * The ssh launcher's config file (`ssh -F FILE`, struct rck_launch_opts'
+ * ssh_config; the tool takes it from $ROCECHECK_SSH_CONFIG). NULL or ""
+ * for none. Returns 0, -EINVAL, -ENOMEM.
+ */
+int rck_preflight_config_set_ssh_config(struct rck_preflight_config *c, const char *path);
 /** The agents' shared key (rck_key_load()). 0 or -EINVAL (too long). */
 int rck_preflight_config_set_key(struct rck_preflight_config *c, const uint8_t *key, size_t len);
 /** Thresholds of the analysis (copied; NULL: the defaults). 0 or -ENOMEM. */
