@@ -149,12 +149,45 @@ int cli_parse_dev_port(const char *arg, char *dev, size_t len, unsigned int *por
 
 /* ------------------------------------------------------------ tables */
 
-static const struct cli_opt *find_long(const struct cli_opt *t, const char *name, size_t n)
+/* What find_long() returns for a prefix of several options. */
+static const struct cli_opt ambiguous = { -1, 0, "", NULL, NULL };
+
+static const struct cli_opt *find_exact(const struct cli_opt *t, const char *name, size_t n)
 {
 	for (; t && t->id; t++)
 		if (strlen(t->name) == n && !strncmp(t->name, name, n))
 			return t;
 	return NULL;
+}
+
+/* --@name (@n bytes) in @t as getopt_long reads it: an exact name, else
+ * the one option it is a prefix of (aliases of one option count once);
+ * &ambiguous when it starts several. NULL: none. */
+static const struct cli_opt *find_long(const struct cli_opt *t, const char *name, size_t n)
+{
+	const struct cli_opt *hit = find_exact(t, name, n);
+
+	if (hit || !n)
+		return hit;
+	for (; t && t->id; t++) {
+		if (strncmp(t->name, name, n))
+			continue;
+		if (hit && (hit->id != t->id || !hit->arg != !t->arg))
+			return &ambiguous;
+		hit = hit ? hit : t;
+	}
+	return hit;
+}
+
+/* ", --a, --b": the options of @t that --@name (@n bytes) starts, appended. */
+static void candidates(const struct cli_opt *t, const char *name, size_t n, char *buf, size_t len)
+{
+	for (; t && t->id; t++) {
+		size_t at = strlen(buf);
+
+		if (!strncmp(t->name, name, n) && at + 1 < len)
+			snprintf(buf + at, len - at, "%s--%s", *buf ? ", " : "", t->name);
+	}
 }
 
 static const struct cli_opt *find_short(const struct cli_opt *t, char c)
@@ -259,6 +292,13 @@ static const struct cli_opt *next_opt(const struct cli_opt *tab, int argc, char 
 			snprintf(err, errlen, "unknown option '%.*s'", (int)n + 2, a);
 			return NULL;
 		}
+		if (o == &ambiguous) {
+			char names[256] = "";
+
+			candidates(tab, a + 2, n, names, sizeof(names));
+			snprintf(err, errlen, "option '%.*s' is ambiguous: %s", (int)n + 2, a, names);
+			return NULL;
+		}
 		if (!o->arg && eq) {
 			snprintf(err, errlen, "option '--%s' takes no value", o->name);
 			return NULL;
@@ -330,7 +370,7 @@ static bool takes_next(const struct cli_opt *tab, const char *a)
 			}
 		}
 	}
-	return o && o->arg;
+	return o && o != &ambiguous && o->arg;
 }
 
 int cli_parse(struct cli *cli, int argc, char **argv, cli_opt_fn fn, void *data)
@@ -513,10 +553,21 @@ static int split_globals(struct cli *cli, struct globals *g, int argc, char **ar
 				const char *eq = strchr(a + 2, '=');
 				size_t n = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
 
-				global = find_long(gt, a + 2, n) && !find_long(cli->cmd->opts, a + 2, n);
+				const struct cli_opt *go = find_long(gt, a + 2, n), *co = find_long(cli->cmd->opts, a + 2, n);
+				bool exact_g = find_exact(gt, a + 2, n), exact_c = find_exact(cli->cmd->opts, a + 2, n);
+
+				/* A prefix of a global option and of the command's. */
+				if (go && co && !exact_g && !exact_c) {
+					char names[256] = "";
+
+					candidates(cli->cmd->opts, a + 2, n, names, sizeof(names));
+					candidates(gt, a + 2, n, names, sizeof(names));
+					return cli_bad_args(cli, "option '%.*s' is ambiguous: %s", (int)n + 2, a, names);
+				}
+				global = go && (!co || (exact_g && !exact_c));
 				/* A tool without command words answers the hidden ones too. */
 				if (!global && cli->cmd == cli->tool->single)
-					global = find_long(cli_hidden_globals, a + 2, n) != NULL;
+					global = find_exact(cli_hidden_globals, a + 2, n) != NULL;
 			} else {
 				int at = i;
 				bool keep;

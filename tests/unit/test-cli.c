@@ -117,8 +117,13 @@ static const struct {
 	/* Errors: exit 2, the command runs only as far as its parsing. */
 	{ &multi, "", 2, "" },
 	{ &multi, "nope", 2, "" },
-	{ &multi, "--js run", 2, "" },   /* no abbreviations */
-	{ &multi, "run --sav x", 2, "run fmt0 v0 t10000 |" },
+	/* Unambiguous prefixes of long options, as getopt_long. */
+	{ &multi, "--js run", 0, "run fmt1 v0 t10000 | |" },
+	{ &multi, "run --sav x --ti 50", 0, "run fmt0 v0 t50 | s=x |" },
+	{ &multi, "run --sa=y --fl", 0, "run fmt0 v0 t10000 | s=y f= |" },
+	{ &multi, "run --s=y", 2, "" },  /* --save or the global --sysfs-root */
+	{ &multi, "--ver run", 2, "" },  /* --verbose or --version */
+	{ &multi, "run --", 0, "run fmt0 v0 t10000 | |" },
 	{ &multi, "run --flag=1", 2, "run fmt0 v0 t10000 |" },
 	{ &multi, "run --save", 2, "run fmt0 v0 t10000 |" },
 	{ &multi, "run -t", 2, "" },
