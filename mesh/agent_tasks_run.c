@@ -1,0 +1,299 @@
+/* The agent's per-NIC queues: each task end served or run against its
+ * peer in plan order, incast groups at once, results reported in batches. */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "rocecheck/probe.h"
+
+#include "../probes/task.h"
+#include "agent_srv.h"
+#include "agent_tasks_int.h"
+
+static void report(struct agent_tasks *at, const struct ag_tres *r)
+{
+	pthread_mutex_lock(&at->lock);
+	if (!at->n_pending)
+		at->first_pending = wire_now_ns();
+	at->pending[at->n_pending] = *r;
+	at->pending[at->n_pending++].end_ns = wire_now_ns();
+	if (at->n_pending == AG_TRES_PER_FRAME)
+		agent_tasks_flush_locked(at, false);
+	pthread_mutex_unlock(&at->lock);
+}
+
+static void own_counters(const struct rck_probe_result *res, struct ag_tres *r)
+{
+	r->n_ctr = 0;
+	for (unsigned int id = 0; id < RCK_CTR_COUNT && r->n_ctr < AG_MAX_CTRS; id++) {
+		uint64_t v;
+
+		if (!rck_probe_result_counter(res, RCK_PROBE_LOCAL, (enum rck_counter)id, &v)) {
+			r->ctr[r->n_ctr].id = id;
+			r->ctr[r->n_ctr++].value = v;
+		}
+	}
+}
+
+static void from_result(const struct rck_probe_result *res, struct ag_tres *r)
+{
+	r->status = rck_probe_result_status(res);
+	snprintf(r->text, sizeof(r->text), "%s", rck_probe_result_error(res) ? rck_probe_result_error(res) : "");
+	r->seconds = rck_probe_result_seconds(res);
+	if (r->status == RCK_PROBE_OK) {
+		r->gbps = rck_probe_result_gbps(res);
+		rck_probe_result_latency(res, RCK_LAT_P50, &r->lat_p50_us);
+		rck_probe_result_latency(res, RCK_LAT_P99, &r->lat_p99_us);
+	}
+	own_counters(res, r);
+}
+
+/* The coordinator saw the peer's host go (AG_DROP). */
+static bool dropped(struct agent_tasks *at, const struct ag_task *t)
+{
+	bool gone = false;
+
+	pthread_mutex_lock(&at->dlock);
+	for (size_t i = 0; i < at->n_dropped && !gone; i++)
+		gone = at->dropped[i].port == t->peer_port && !strcmp(at->dropped[i].addr, t->peer);
+	pthread_mutex_unlock(&at->dlock);
+	return gone;
+}
+
+static bool stopped(struct agent_tasks *at, const struct ag_task *t, uint64_t deadline)
+{
+	return atomic_load(&at->stop) || wire_now_ns() >= deadline || dropped(at, t);
+}
+
+/* One end's wait for the other, from the head of its queue: the peer may
+ * still run one earlier probe, and one more for each end its own queue
+ * holds before this task beyond ours (the coordinator counts them). */
+static uint64_t wait_ns(const struct ag_plan *p, const struct ag_task *t)
+{
+	uint64_t one = (uint64_t)p->timeout_ms * 1000000ull + 2ull * p->duration_ms * 1000000ull;
+
+	return one + (uint64_t)t->ahead * one;
+}
+
+/* @g: the incast group this end serves in (NULL: alone). */
+static void serve_task(struct nicq *q, const struct ag_task *t, struct pgroup *g, struct ag_tres *r)
+{
+	struct agent_tasks *at = q->at;
+	uint64_t deadline = wire_now_ns() + wait_ns(&at->plan, t);
+	struct rck_probe_result *res = NULL;
+	int rc = -ETIMEDOUT;
+
+	/* In slices, so a STOP is seen within one. */
+	while (rc == -ETIMEDOUT && !stopped(at, t, deadline)) {
+		uint64_t until = wire_now_ns() + SLICE_NS;
+
+		rc = psrv_serve_member(q->srv[t->lane], t->id + 1, until < deadline ? until : deadline, g, &res);
+	}
+	if (g && rc == -ETIMEDOUT)
+		pgroup_leave(g);
+	if (!rc && res) {
+		from_result(res, r);
+		r->start_ns = psrv_began(q->srv[t->lane]);
+		rck_probe_result_free(res);
+		return;
+	}
+	r->status = rc == -ETIMEDOUT ? RCK_PROBE_TIMEOUT : RCK_PROBE_SYSTEM;
+	if (atomic_load(&at->stop))
+		snprintf(r->text, sizeof(r->text), "cancelled");
+	else if (rc == -ETIMEDOUT && dropped(at, t))
+		snprintf(r->text, sizeof(r->text), "peer %s is down", t->peer);
+	else if (rc == -ETIMEDOUT)
+		snprintf(r->text, sizeof(r->text), "peer %s never came for task %u", t->peer, t->id);
+	else
+		snprintf(r->text, sizeof(r->text), "probe listener: %s", strerror(-rc));
+}
+
+/* The peer's listener answered: it serves or waits for an earlier task, or
+ * is busy with a session, so the peer is alive and not at ours yet: the
+ * wait starts again. A later task: it gave ours up, so stop waiting. */
+static void still_coming(struct agent_tasks *at, const struct ag_task *t, const struct rck_probe_result *res,
+			 uint64_t *deadline, uint64_t hard)
+{
+	const char *e = rck_probe_result_error(res), *p;
+	uint64_t again = wire_now_ns() + wait_ns(&at->plan, t);
+	unsigned long theirs;
+
+	/* The restarts have a bound of their own: a peer that stays busy for
+	 * ever (or two peers waiting on each other) fails this probe instead
+	 * of holding the agent's queue, and so the pass, for ever. */
+	if (again > hard)
+		again = hard;
+	if (!e)
+		return;
+	if (strstr(e, "server busy")) {
+		if (again > *deadline)
+			*deadline = again;
+		return;
+	}
+	p = strstr(e, "serves task ");
+	if (!p)
+		return;
+	theirs = strtoul(p + strlen("serves task "), NULL, 10);
+	if (theirs < t->id + 1ul && again > *deadline)
+		*deadline = again;
+	else if (theirs > t->id + 1ul)
+		*deadline = 0;
+}
+
+static void run_task(struct nicq *q, const struct ag_task *t, struct ag_tres *r)
+{
+	struct agent_tasks *at = q->at;
+	const struct ag_plan_nic *nic = &at->plan.nics[t->nic];
+	uint64_t deadline = wire_now_ns() + wait_ns(&at->plan, t);
+	uint64_t hard = wire_now_ns() + WAIT_RESTARTS_MAX * wait_ns(&at->plan, t);
+	struct rck_probe_opts o;
+
+	rck_probe_opts_init(&o);
+	o.test = (enum rck_probe_test)t->test;
+	o.transport = (enum rck_probe_transport)at->plan.transport;
+	o.device = nic->device[0] ? nic->device : NULL;
+	o.ib_port = nic->port;
+	o.msg_size = at->plan.size;
+	o.iters = at->plan.iters;
+	o.duration_s = at->plan.duration_ms / 1000.0;
+	o.port = t->peer_port;
+	o.key = at->plan.key;
+	o.key_len = sizeof(at->plan.key);
+	o.task = t->id + 1;
+	/* Until the peer's listener takes our task: it may still serve an
+	 * earlier one (busy), wait for a later one (refused), or not read its
+	 * listener now because its queue runs a probe as a client (no
+	 * challenge within the timeout). A connection given up that way is
+	 * dropped by the listener at the key challenge, never served. */
+	for (;;) {
+		struct rck_probe_result *res = NULL;
+		int rc = rck_probe_run(at->ctx, t->peer, &o, &res);
+
+		if (rc) {
+			r->status = RCK_PROBE_INVALID;
+			snprintf(r->text, sizeof(r->text), "probe refused: %s", strerror(-rc));
+			return;
+		}
+		if ((rck_probe_result_status(res) != RCK_PROBE_UNREACHABLE &&
+		     rck_probe_result_status(res) != RCK_PROBE_TIMEOUT) ||
+		    rck_probe_result_messages(res) || stopped(at, t, deadline)) {
+			from_result(res, r);
+			if (atomic_load(&at->stop) && r->status != RCK_PROBE_OK)
+				snprintf(r->text, sizeof(r->text), "cancelled");
+			rck_probe_result_free(res);
+			return;
+		}
+		still_coming(at, t, res, &deadline, hard);
+		rck_probe_result_free(res);
+		usleep(RETRY_US);
+	}
+}
+
+/* One task end, reported. @g: its incast group when it serves in one. */
+static void one_end(struct nicq *q, const struct ag_task *t, struct pgroup *g, struct ag_tres *r)
+{
+	struct agent_tasks *at = q->at;
+
+	memset(r, 0, offsetof(struct ag_tres, ctr));
+	r->id = t->id;
+	r->role = t->role;
+	r->gbps = r->lat_p50_us = r->lat_p99_us = NAN;
+	r->start_ns = 0;
+	if (atomic_load(&at->stop)) {
+		r->status = RCK_PROBE_TIMEOUT;
+		snprintf(r->text, sizeof(r->text), "cancelled");
+	} else if (dropped(at, t)) {
+		r->status = RCK_PROBE_UNREACHABLE;
+		snprintf(r->text, sizeof(r->text), "peer %s is down", t->peer);
+	} else if (t->role == AG_ROLE_SERVE) {
+		serve_task(q, t, g, r);
+	} else {
+		run_task(q, t, r);
+	}
+	if (g && t->role == AG_ROLE_SERVE && r->status != RCK_PROBE_OK && !r->text[0])
+		snprintf(r->text, sizeof(r->text), "incast group %u: probe failed", t->group);
+	report(at, r);
+}
+
+struct member {
+	struct nicq *q;
+	const struct ag_task *t;
+	struct pgroup *g;
+	pthread_t th;
+	struct ag_tres r;
+};
+
+static void *serve_member(void *arg)
+{
+	struct member *m = arg;
+
+	one_end(m->q, m->t, m->g, &m->r);
+	return NULL;
+}
+
+/* The @n ends of one group on this NIC at once: an incast group's serving
+ * ends (one listener, or lane, each; their sessions start together,
+ * probes/task.h), or both ends of a bidirectional pair. */
+static void run_group(struct nicq *q, const uint32_t *idx, size_t n)
+{
+	struct agent_tasks *at = q->at;
+	struct member *m = calloc(n, sizeof(*m));
+	unsigned int serving = 0;
+	struct pgroup g;
+	bool have_g;
+
+	if (!m)
+		return;
+	for (size_t i = 0; i < n; i++)
+		serving += at->tasks[idx[i]].role == AG_ROLE_SERVE;
+	/* The senders wait for each other at most half a timeout: their
+	 * clients' own wait for the start is one. */
+	have_g = serving && !pgroup_init(&g, serving, (uint64_t)at->plan.timeout_ms * 500000ull);
+	for (size_t i = 0; i < n; i++) {
+		const struct ag_task *t = &at->tasks[idx[i]];
+
+		m[i] = (struct member){ .q = q, .t = t, .g = have_g && t->role == AG_ROLE_SERVE ? &g : NULL };
+		if (pthread_create(&m[i].th, NULL, serve_member, &m[i])) {
+			m[i].th = 0;
+			if (m[i].g)
+				pgroup_leave(m[i].g); /* it cannot start with the others */
+			one_end(q, m[i].t, NULL, &m[i].r);
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		if (m[i].th)
+			pthread_join(m[i].th, NULL);
+	if (have_g)
+		pgroup_destroy(&g);
+	free(m);
+}
+
+void *agent_tasks_queue_main(void *arg)
+{
+	struct nicq *q = arg;
+	struct agent_tasks *at = q->at;
+	struct ag_tres *r = malloc(sizeof(*r));
+
+	for (size_t i = 0; r && i < q->n;) {
+		const struct ag_task *t = &at->tasks[q->idx[i]];
+		size_t n = 1;
+
+		/* A group's ends on this NIC are consecutive in its queue. */
+		while (i + n < q->n && at->tasks[q->idx[i + n]].group == t->group)
+			n++;
+		if (n > 1)
+			run_group(q, q->idx + i, n);
+		else
+			one_end(q, t, NULL, r);
+		i += n;
+	}
+	free(r);
+	atomic_fetch_sub(&at->queues_left, 1);
+	return NULL;
+}
