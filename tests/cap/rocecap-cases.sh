@@ -37,7 +37,7 @@ cases=(
 	"2|-r @T/s.pcap --nope|err:^rocecap: unknown option '--nope'"
 	"2|-x -r @T/s.pcap|err:^rocecap: unknown option '-x'"
 	"2|-r @T/s.pcap -jx|err:unknown option '-x'"
-	"2|--rea @T/s.pcap|err:unknown option '--rea'"
+	"2|--readx @T/s.pcap|err:unknown option '--readx'"
 	"2|-r @T/s.pcap --sysfs-root /|err:unknown option '--sysfs-root'"
 	"2|-r @T/s.pcap -v|err:unknown option '-v'"
 	"2|-r @T/s.pcap --flows=yes|err:^rocecap: option '--flows' takes no value"
