@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analysis_int.h"
+#include "units.h"
 
 RCK_EXPORT bool rck_analysis_pci_degraded(const struct rck_device *dev)
 {
@@ -93,7 +94,10 @@ static void judge_port(const struct rck_analysis *a, struct rck_report *r, const
 		return;
 	}
 	if (expect > 0 && v->has_rate && rate < expect) {
-		snprintf(buf, sizeof(buf), "%g Gb/s, expected %g", rate, expect);
+		char have[32], exp[32];
+
+		snprintf(buf, sizeof(buf), "%s, expected %s", units_rate(have, sizeof(have), rate),
+			 units_rate(exp, sizeof(exp), expect));
 		f = add_port(r, host, dev, num, RCK_FINDING_PORT_RATE, RCK_SEVERITY_DEGRADED,
 			     "port rate %s", buf, NULL);
 		an_value(f, "rate_gbps", rate);

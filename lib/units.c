@@ -66,3 +66,34 @@ const char *units_count(char *buf, size_t len, unsigned long n, const char *one,
 	snprintf(buf, len, "%lu %s", n, n == 1 ? one : many);
 	return buf;
 }
+
+/* @v scaled by 1000 through @unit (n of them) while it would read 1000
+ * or more once rounded, then "<sig3> <unit>". */
+static const char *scaled(char *buf, size_t len, double v, const char *const *unit, unsigned int n)
+{
+	unsigned int u = 0;
+	char num[32];
+
+	if (!isfinite(v)) {
+		snprintf(buf, len, "%g %s", v, unit[0]);
+		return buf;
+	}
+	while (u + 1 < n && fabs(v) >= 999.5)
+		v /= 1000, u++;
+	snprintf(buf, len, "%s %s", units_sig3(num, sizeof(num), v), unit[u]);
+	return buf;
+}
+
+const char *units_bytes_rate(char *buf, size_t len, double bps)
+{
+	static const char *const unit[] = {"B/s", "kB/s", "MB/s", "GB/s", "TB/s", "PB/s"};
+
+	return scaled(buf, len, bps, unit, sizeof(unit) / sizeof(unit[0]));
+}
+
+const char *units_usec(char *buf, size_t len, double us)
+{
+	static const char *const unit[] = {"us", "ms", "s"};
+
+	return scaled(buf, len, us, unit, sizeof(unit) / sizeof(unit[0]));
+}
