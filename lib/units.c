@@ -1,6 +1,7 @@
 /* Numbers as a person reads them: rates scaled to their size, ratios that
  * keep the side of their threshold, counts with the right plural. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -96,4 +97,18 @@ const char *units_usec(char *buf, size_t len, double us)
 	static const char *const unit[] = {"us", "ms", "s"};
 
 	return scaled(buf, len, us, unit, sizeof(unit) / sizeof(unit[0]));
+}
+
+const char *units_pcie_link(char *buf, size_t len, const char *addr, double gts, unsigned int width,
+			    double max_gts, unsigned int max_width)
+{
+	bool narrow = width < max_width, slow = gts < max_gts;
+
+	if (narrow && slow)
+		snprintf(buf, len, "x%u of x%u, %.1f of %.1f GT/s at %s", width, max_width, gts, max_gts, addr);
+	else if (slow)
+		snprintf(buf, len, "%.1f of %.1f GT/s at %s (x%u)", gts, max_gts, addr, width);
+	else
+		snprintf(buf, len, "x%u of x%u at %s (%.1f GT/s)", width, max_width, addr, gts);
+	return buf;
 }
