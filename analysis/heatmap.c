@@ -24,6 +24,13 @@ RCK_EXPORT int rck_heatmap_format_from_path(const char *path, enum rck_heatmap_f
 RCK_EXPORT int rck_heatmap_write(const struct rck_mesh *m, enum rck_mesh_test test,
 				 const struct rck_report *r, enum rck_heatmap_format fmt, FILE *out)
 {
+	return rck_heatmap_write_titled(m, test, r, NULL, fmt, out);
+}
+
+RCK_EXPORT int rck_heatmap_write_titled(const struct rck_mesh *m, enum rck_mesh_test test,
+					const struct rck_report *r, const char *title,
+					enum rck_heatmap_format fmt, FILE *out)
+{
 	struct hm_grid g;
 	int rc;
 
@@ -33,6 +40,8 @@ RCK_EXPORT int rck_heatmap_write(const struct rck_mesh *m, enum rck_mesh_test te
 	rc = hm_grid_build(&g, m, test, r);
 	if (rc)
 		return rc;
+	if (title && *title)
+		g.title = title; /* drawn through the text layer, escaped there */
 	rc = fmt == RCK_HEATMAP_SVG ? hm_write_svg(&g, out) : hm_write_png(&g, out);
 	hm_grid_free(&g);
 	return rc;

@@ -167,7 +167,7 @@ static void title(const struct hm_grid *g, struct hm_canvas *c)
 	bool bw = g->test == RCK_MESH_TEST_BW;
 	char buf[400], med[32];
 
-	snprintf(buf, sizeof(buf), "rocecheck mesh: %s%s%s", bw ? "bandwidth" : "latency p50",
+	snprintf(buf, sizeof(buf), "%s: %s%s%s", g->title, bw ? "bandwidth" : "latency p50",
 		 g->verdict ? ", verdict " : "", g->verdict ? g->verdict : "");
 	c->text(c, 14, 24, 17, HM_START, false, true, INK, buf);
 	snprintf(buf, sizeof(buf),
@@ -183,10 +183,11 @@ static void title(const struct hm_grid *g, struct hm_canvas *c)
 		c->text(c, 14, 58, 12, HM_START, false, false, INK, buf);
 		return;
 	}
-	snprintf(buf, sizeof(buf), "degraded: %u link%s, %u NIC%s, %u host%s%s; fabric median %s",
+	snprintf(buf, sizeof(buf), "degraded: %u link%s, %u NIC%s, %u host%s%s; drained: %u host%s; fabric median %s",
 		 g->links_marked, g->links_marked == 1 ? "" : "s", g->nics_marked,
 		 g->nics_marked == 1 ? "" : "s", g->hosts_marked, g->hosts_marked == 1 ? "" : "s",
-		 g->fabric_slow ? "; the whole fabric is slow" : "", g->median > 0 ? med : "n/a");
+		 g->fabric_slow ? "; the whole fabric is slow" : "", g->hosts_drained,
+		 g->hosts_drained == 1 ? "" : "s", g->median > 0 ? med : "n/a");
 	c->text(c, 14, 58, 12, HM_START, false, g->links_marked + g->nics_marked + g->hosts_marked > 0,
 		g->links_marked + g->nics_marked + g->hosts_marked ? RED : INK, buf);
 }
@@ -265,12 +266,22 @@ static void labels(const struct hm_grid *g, const struct page *pg, struct hm_can
 	for (unsigned int b = 0; b < g->nb; b += pg->step) {
 		unsigned int p = b * g->block;
 		bool bad = g->block == 1 && g->nic_mark[p] != HM_MARK_NONE;
+		bool row = bad && g->nic_side[p] & HM_SIDE_ROW, colm = bad && g->nic_side[p] & HM_SIDE_COL;
+		bool drain = g->block == 1 && g->drained[p];
 		double mid = b * pg->cs + pg->cs / 2 + pg->fs * 0.35;
-		uint32_t col = bad ? RED : g->down[p] ? GREY : INK;
+		uint32_t base = g->down[p] ? GREY : INK;
 
-		c->text(c, pg->gx - 6, pg->gy + mid, pg->fs, HM_END, false, bad, col, g->label[p]);
-		c->text(c, pg->gx + mid, pg->gy - 6, pg->fs, HM_START, true, bad, col, g->label[p]);
+		/* A drained host's rows: bold red and a red bar left of the label. */
+		if (drain)
+			c->rect(c, 2, pg->gy + b * pg->cs, 4, pg->cs, RED, HM_NONE, 0, false, NULL);
+		c->text(c, pg->gx - 6, pg->gy + mid, pg->fs, HM_END, false, row || drain, row || drain ? RED : base,
+			g->label[p]);
+		c->text(c, pg->gx + mid, pg->gy - 6, pg->fs, HM_START, true, colm || drain, colm || drain ? RED : base,
+			g->label[p]);
 	}
+	/* What the axes are: the corner left of the column labels. */
+	c->text(c, pg->gx - 6, pg->gy - 22, 10, HM_END, false, true, INK, "rows: sender \xe2\x86\x92");
+	c->text(c, pg->gx - 6, pg->gy - 8, 10, HM_END, false, true, INK, "columns: receiver \xe2\x86\x93");
 }
 
 /* Triangles right of the rows and below the columns of degraded NICs;
@@ -287,10 +298,12 @@ static void nic_marks(const struct hm_grid *g, const struct page *pg, struct hm_
 		y = pg->gy + (p / g->block) * pg->cs + pg->cs / 2;
 		x = pg->gx + (p / g->block) * pg->cs + pg->cs / 2;
 		t[0] = pg->mx; t[1] = y; t[2] = pg->mx + 12; t[3] = y - 6; t[4] = pg->mx + 12; t[5] = y + 6;
-		c->tri(c, t, RED);
+		if (g->nic_side[p] & HM_SIDE_ROW)
+			c->tri(c, t, RED);
 		t[0] = x; t[1] = pg->gy + pg->grid + 4; t[2] = x - 6; t[3] = t[1] + 12; t[4] = x + 6;
 		t[5] = t[3];
-		c->tri(c, t, RED);
+		if (g->nic_side[p] & HM_SIDE_COL)
+			c->tri(c, t, RED);
 		if (g->block > 1 && y - last_y >= 12) {
 			/* Short enough for the room left of the legend. */
 			char *name = hm_clean(g->full[p], NAME_CHARS);

@@ -161,7 +161,11 @@ int hm_grid_build(struct hm_grid *g, const struct rck_mesh *m, enum rck_mesh_tes
 	g->full = calloc(g->n, sizeof(*g->full));
 	g->nic_mark = calloc(g->n, 1);
 	g->down = calloc(g->n, 1);
-	if (!g->pos || !g->order || !g->label || !g->full || !g->nic_mark || !g->down)
+	g->nic_side = calloc(g->n, 1);
+	g->drained = calloc(g->n, 1);
+	g->title = "rocecheck mesh";
+	if (!g->pos || !g->order || !g->label || !g->full || !g->nic_mark || !g->down || !g->nic_side ||
+	    !g->drained)
 		rc = -ENOMEM;
 	else
 		rc = hm_grid_blocks(g);
@@ -191,6 +195,8 @@ void hm_grid_free(struct hm_grid *g)
 	free(g->full);
 	free(g->nic_mark);
 	free(g->down);
+	free(g->nic_side);
+	free(g->drained);
 	free(g->list);
 	memset(g, 0, sizeof(*g));
 }

@@ -47,6 +47,10 @@ struct hm_grid {
 	char **full;                /* per position: "host device/port" (clean) */
 	uint8_t *nic_mark;          /* per position: NIC or host degraded */
 	uint8_t *down;              /* per position: its host is unreachable */
+	uint8_t *nic_side;          /* per position: HM_SIDE_* its mark is on */
+	uint8_t *drained;           /* per position: the report drains its host */
+	unsigned int hosts_drained;
+	const char *title;          /* "rocecheck mesh", "rocecheck preflight" */
 	unsigned int count[HM_FAILED + 1]; /* probes by state (HM_EMPTY unused) */
 	unsigned int links_marked, nics_marked, hosts_marked;
 	bool fabric_slow;
@@ -59,6 +63,11 @@ struct hm_grid {
 	unsigned int block, nb;
 	struct hm_cell *agg;
 };
+
+/* A degraded NIC's mark: on its row (slow from it), its column (slow to
+ * it), or both. */
+#define HM_SIDE_ROW 1u
+#define HM_SIDE_COL 2u
 
 int hm_grid_build(struct hm_grid *g, const struct rck_mesh *m, enum rck_mesh_test test,
 		  const struct rck_report *r);

@@ -1,6 +1,7 @@
 /* The report's findings on the heatmap's grid: slow links on their cells,
  * degraded NICs and hosts on their rows and columns, a list for the legend. */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,10 +115,38 @@ static int mark_link(struct hm_grid *g, const struct rck_mesh *m, const struct r
 			value_text(f, bw ? "gbps" : "p50_us", g->test, v, sizeof(v)));
 }
 
+/* @key's value in @f; NAN when it has none. */
+static double value_of(const struct rck_finding *f, const char *key)
+{
+	for (unsigned int i = 0; i < rck_finding_value_count(f); i++) {
+		const char *k;
+		double v;
+
+		if (!rck_finding_value(f, i, &k, &v) && !strcmp(k, key))
+			return v;
+	}
+	return NAN;
+}
+
+/* The sides a NIC finding is about: a NIC slow only to it (its links from
+ * it within their floor) is marked on its column alone, one slow only
+ * from it on its row; both when the finding does not tell. */
+static uint8_t finding_sides(const struct rck_finding *f)
+{
+	double from = value_of(f, "from_ratio_to_limit"), to = value_of(f, "to_ratio_to_limit");
+
+	if (from >= 1 && to < 1)
+		return HM_SIDE_COL;
+	if (to >= 1 && from < 1)
+		return HM_SIDE_ROW;
+	return HM_SIDE_ROW | HM_SIDE_COL;
+}
+
 static int mark_nics(struct hm_grid *g, const struct rck_mesh *m, const struct rck_finding *f,
 		     uint8_t mark)
 {
 	const char *host = rck_finding_host(f), *nic = rck_finding_nic(f);
+	uint8_t sides = finding_sides(f);
 	unsigned int h, hit = 0;
 	char *name;
 	int rc;
@@ -135,6 +164,7 @@ static int mark_nics(struct hm_grid *g, const struct rck_mesh *m, const struct r
 			continue;
 		if (g->nic_mark[p] < mark)
 			g->nic_mark[p] = mark;
+		g->nic_side[p] |= sides;
 		hit++;
 	}
 	if (!hit)
@@ -145,16 +175,40 @@ static int mark_nics(struct hm_grid *g, const struct rck_mesh *m, const struct r
 		g->hosts_marked++;
 	if (!(name = hm_clean(host, 60)))
 		return -ENOMEM;
-	rc = list_add(g, mark, "%s %s%s%s degraded", nic ? "NIC" : "host", name, nic ? " " : "",
-		      nic ? nic : "");
+	rc = list_add(g, mark, "%s %s%s%s degraded%s", nic ? "NIC" : "host", name, nic ? " " : "",
+		      nic ? nic : "", sides == HM_SIDE_COL ? " (to it)" : sides == HM_SIDE_ROW ? " (from it)" : "");
 	free(name);
+	return rc;
+}
+
+/* The hosts the report drains: every NIC of theirs, and the legend. */
+static int mark_drains(struct hm_grid *g, const struct rck_mesh *m, const struct rck_report *r)
+{
+	int rc = 0;
+
+	for (unsigned int i = 0; !rc && i < rck_report_drain_count(r); i++) {
+		const char *host = NULL;
+		unsigned int h, id;
+		char *name;
+
+		if (rck_report_drain(r, i, &host, NULL) || !host || rck_mesh_find_host(m, host, &h))
+			continue;
+		for (unsigned int k = 0; k < rck_mesh_host_nic_count(m, h); k++)
+			if (!rck_mesh_host_nic(m, h, k, &id))
+				g->drained[g->pos[id]] = 1;
+		g->hosts_drained++;
+		if (!(name = hm_clean(host, 60)))
+			return -ENOMEM;
+		rc = list_add(g, HM_MARK_BAD, "host %s drained", name);
+		free(name);
+	}
 	return rc;
 }
 
 int hm_grid_marks(struct hm_grid *g, const struct rck_mesh *m, const struct rck_report *r)
 {
 	unsigned int n = rck_report_finding_count(r);
-	int rc = 0;
+	int rc = mark_drains(g, m, r);
 
 	for (unsigned int i = 0; !rc && i < n; i++) {
 		const struct rck_finding *f = rck_report_finding(r, i);

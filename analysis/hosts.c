@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analysis_int.h"
+#include "units.h"
 
 RCK_EXPORT bool rck_analysis_pci_degraded(const struct rck_device *dev)
 {
@@ -93,7 +94,10 @@ static void judge_port(const struct rck_analysis *a, struct rck_report *r, const
 		return;
 	}
 	if (expect > 0 && v->has_rate && rate < expect) {
-		snprintf(buf, sizeof(buf), "%g Gb/s, expected %g", rate, expect);
+		char have[32], exp[32];
+
+		snprintf(buf, sizeof(buf), "%s, expected %s", units_rate(have, sizeof(have), rate),
+			 units_rate(exp, sizeof(exp), expect));
 		f = add_port(r, host, dev, num, RCK_FINDING_PORT_RATE, RCK_SEVERITY_DEGRADED,
 			     "port rate %s", buf, NULL);
 		an_value(f, "rate_gbps", rate);
@@ -158,15 +162,17 @@ static void check_pci(struct rck_report *r, const char *host, const struct rck_d
 	double gts = 0, max_gts = 0;
 	unsigned int w = 0, max_w = 0;
 	struct rck_finding *f;
+	char link[128];
 
 	if (!rck_analysis_pci_degraded(d))
 		return;
 	rck_device_pci_link(d, &gts, &w);
 	rck_device_pci_max_link(d, &max_gts, &max_w);
+	/* The fact first: an 80-column NPD or Slurm line keeps it. */
 	f = an_add(r, RCK_FINDING_PCIE_DEGRADED, RCK_SEVERITY_DEGRADED, RCK_ENTITY_NIC, host,
-		   rck_device_name(d), NULL, NULL,
-		   "PCIe %s at %.1f GT/s x%u, the slot allows %.1f GT/s x%u: bandwidth capped",
-		   rck_device_pci_address(d) ? rck_device_pci_address(d) : "link", gts, w, max_gts, max_w);
+		   rck_device_name(d), NULL, NULL, "PCIe %s: bandwidth capped",
+		   units_pcie_link(link, sizeof(link), rck_device_pci_address(d) ? rck_device_pci_address(d) : "its slot",
+				   gts, w, max_gts, max_w));
 	an_value(f, "speed_gts", gts);
 	an_value(f, "width", w);
 	an_value(f, "max_speed_gts", max_gts);

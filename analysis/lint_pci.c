@@ -7,6 +7,7 @@
 
 #include "../lib/pcie.h"
 #include "lint_pci.h"
+#include "units.h"
 
 RCK_EXPORT int rck_analysis_set_host_pcie(struct rck_analysis *a, unsigned int host, const struct rck_pcie *now,
 					  const struct rck_pcie *before)
@@ -84,6 +85,7 @@ static void check_link(struct rck_report *r, const char *host, const struct rck_
 	double cap_speed = f->max_speed;
 	unsigned int cap_width = f->max_width;
 	struct rck_finding *fd;
+	char link[128];
 
 	if (!f->has_link || !f->max_speed || !f->max_width)
 		return;
@@ -94,8 +96,8 @@ static void check_link(struct rck_report *r, const char *host, const struct rck_
 	if (f->speed >= cap_speed && f->width >= cap_width)
 		return;
 	fd = an_add(r, RCK_FINDING_PCIE_DEGRADED, RCK_SEVERITY_DEGRADED, RCK_ENTITY_NIC, host, f->address, NULL, NULL,
-		    "PCIe %s %s at %g GT/s x%u, both ends allow %g GT/s x%u: bandwidth capped",
-		    f->kind == RCK_PCIE_GPU ? "GPU" : "switch", f->address, f->speed, f->width, cap_speed, cap_width);
+		    "PCIe %s %s: bandwidth capped", f->kind == RCK_PCIE_GPU ? "GPU" : "switch",
+		    units_pcie_link(link, sizeof(link), f->address, f->speed, f->width, cap_speed, cap_width));
 	an_value(fd, "speed_gts", f->speed);
 	an_value(fd, "width", f->width);
 	an_value(fd, "max_speed_gts", cap_speed);

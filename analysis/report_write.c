@@ -2,6 +2,7 @@
  * (summary first, then one line per finding), through the one print layer. */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "analysis_int.h"
 #include "emit.h"
@@ -87,7 +88,14 @@ void an_write_finding(struct emit *e, const struct rck_finding *f, const char *h
 	if (f->suspect)
 		emit_text(e, "suspect, not drained: ");
 	emit_bool(e, "suspect", NULL, f->suspect);
-	emit_str(e, "reason", "%s\n", f->reason);
+	/* A clearing finding was not seen this run: its old reason would read
+	 * as today's fact. JSON keeps it, with the hold beside it. */
+	if (hold && !strcmp(hold, "clearing")) {
+		emit_str(e, "reason", NULL, f->reason);
+		emit_text(e, "not seen in this run; still counted until the hold window passes\n");
+	} else {
+		emit_str(e, "reason", "%s\n", f->reason);
+	}
 	emit_obj_open(e, "values");
 	for (unsigned int i = 0; i < f->n_values; i++)
 		emit_double(e, f->keys[i], NULL, 3, f->values[i]);

@@ -7,6 +7,7 @@
 
 #include "emit.h"
 #include "sweep_int.h"
+#include "units.h"
 
 static void write_probes(struct emit *e, const struct rck_sweep *s)
 {
@@ -23,9 +24,12 @@ static void write_probes(struct emit *e, const struct rck_sweep *s)
 			emit_null(e, "port", NULL);
 		emit_str(e, "transport", " (%s): ", p->transport);
 		emit_bool(e, "ok", NULL, p->ok);
-		if (p->ok)
-			emit_double(e, "gbps", "%s Gb/s", 2, p->gbps);
-		else
+		if (p->ok) {
+			char rate[32];
+
+			emit_double(e, "gbps", NULL, 2, p->gbps);
+			emit_text(e, "%s", units_rate(rate, sizeof(rate), p->gbps));
+		} else
 			emit_null(e, "gbps", NULL);
 		if (p->ok)
 			emit_null(e, "error", NULL);

@@ -1,12 +1,15 @@
 /* Deltas and rates between two snapshots, port by port: saturated narrow
  * PMA counters and counters that went backwards are states, not numbers. */
 #include <errno.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "counters.h"
 #include "emit.h"
 #include "internal.h"
+#include "units.h"
 
 static const char *const state_names[] = {
 	[RCK_DELTA_OK] = "ok",
@@ -218,9 +221,44 @@ static bool worth_showing(const struct ctr_dval *v)
 	       (v->state == RCK_DELTA_OK && v->delta);
 }
 
+/* What a neutral counter counts, for its text: bytes, microseconds of
+ * pause, or events (raw counters: -1, events). */
+static int ctr_kind(int id)
+{
+	if (id == RCK_CTR_RX_BYTES || id == RCK_CTR_TX_BYTES)
+		return 'B';
+	if (id >= RCK_CTR_PFC_RX_PAUSE_DURATION && id < RCK_CTR_COUNT)
+		return 'u';
+	return 0;
+}
+
+/* The text of a delta and its rate in their units: "12.3 ms" and
+ * "1.23 ms/s" of pause, "1.25 GB/s" of bytes, "5.0/s" of events. */
+static void write_dval_text(struct emit *e, const struct rck_delta *d, int id, const struct ctr_dval *v)
+{
+	double rate = rate_of(d, v->delta);
+	char num[48], buf[64];
+
+	switch (ctr_kind(id)) {
+	case 'B':
+		emit_text(e, "%14llu%16s\n", (unsigned long long)v->delta,
+			  isfinite(rate) ? units_bytes_rate(num, sizeof(num), rate) : "n/a");
+		break;
+	case 'u':
+		units_usec(num, sizeof(num), (double)v->delta);
+		emit_text(e, "%14s", num);
+		snprintf(buf, sizeof(buf), "%s/s", units_usec(num, sizeof(num), rate));
+		emit_text(e, "%16s\n", isfinite(rate) ? buf : "n/a");
+		break;
+	default:
+		emit_u64(e, NULL, "%14s", v->delta);
+		emit_double(e, NULL, "%16s/s\n", 1, rate);
+	}
+}
+
 /* One value: JSON {"state","delta","rate"} (null when absent); text one
  * line "label  delta  rate/s" or "label  state". */
-static void write_dval(struct emit *e, const struct rck_delta *d, const char *key,
+static void write_dval(struct emit *e, const struct rck_delta *d, const char *key, int id,
 		       const char *label, int width, const char *indent, const struct ctr_dval *v,
 		       bool show)
 {
@@ -235,8 +273,10 @@ static void write_dval(struct emit *e, const struct rck_delta *d, const char *ke
 	emit_obj_open(e, key);
 	if (v->state == RCK_DELTA_OK) {
 		emit_str(e, "state", NULL, state_names[v->state]);
-		emit_u64(e, "delta", "%14s", v->delta);
-		emit_double(e, "rate", "%16s/s\n", 1, rate_of(d, v->delta));
+		emit_u64(e, "delta", NULL, v->delta);
+		emit_double(e, "rate", NULL, 1, rate_of(d, v->delta));
+		if (!emit_is_json(e))
+			write_dval_text(e, d, id, v);
 	} else {
 		emit_str(e, "state", "%14s\n", state_names[v->state]);
 		emit_null(e, "delta", NULL);
@@ -257,7 +297,7 @@ static void write_delta_neutral(struct emit *e, const struct rck_delta *d,
 		bool any = false;
 
 		if (id < RCK_CTR_PFC_RX_PAUSE) {
-			write_dval(e, d, name, name, CTR_NEUTRAL_WIDTH, "    ", v,
+			write_dval(e, d, name, (int)id, name, CTR_NEUTRAL_WIDTH, "    ", v,
 				   all || worth_showing(v));
 			id++;
 			continue;
@@ -265,7 +305,7 @@ static void write_delta_neutral(struct emit *e, const struct rck_delta *d,
 		for (unsigned int q = 0; q < 8; q++)
 			any |= p->neutral[id + q].state != RCK_DELTA_ABSENT;
 		if (!any) {
-			write_dval(e, d, name, name, CTR_NEUTRAL_WIDTH, "    ", v, all);
+			write_dval(e, d, name, (int)id, name, CTR_NEUTRAL_WIDTH, "    ", v, all);
 			id += 8;
 			continue;
 		}
@@ -273,7 +313,7 @@ static void write_delta_neutral(struct emit *e, const struct rck_delta *d,
 		for (unsigned int q = 0; q < 8; q++, id++) {
 			v = &p->neutral[id];
 			snprintf(label, sizeof(label), "%s[%u]", name, q);
-			write_dval(e, d, NULL, label, CTR_NEUTRAL_WIDTH, "    ", v,
+			write_dval(e, d, NULL, (int)id, label, CTR_NEUTRAL_WIDTH, "    ", v,
 				   v->state != RCK_DELTA_ABSENT && (all || worth_showing(v)));
 		}
 		emit_arr_close(e);
@@ -307,7 +347,7 @@ static void write_delta_port(struct emit *e, const void *arg, unsigned int i, bo
 		/* In JSON too, unchanged raw values only with @all: a busy NIC
 		 * has thousands of them. */
 		if (all || worth_showing(v))
-			write_dval(e, d, p->raw[r].key, p->raw[r].key, CTR_RAW_WIDTH, "      ", v, true);
+			write_dval(e, d, p->raw[r].key, -1, p->raw[r].key, CTR_RAW_WIDTH, "      ", v, true);
 	}
 	emit_obj_close(e);
 	emit_obj_close(e);

@@ -1,6 +1,7 @@
 /* Numbers as a person reads them: rates scaled to their size, ratios that
  * keep the side of their threshold, counts with the right plural. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -64,5 +65,50 @@ const char *units_ratio(char *buf, size_t len, double ratio, double threshold)
 const char *units_count(char *buf, size_t len, unsigned long n, const char *one, const char *many)
 {
 	snprintf(buf, len, "%lu %s", n, n == 1 ? one : many);
+	return buf;
+}
+
+/* @v scaled by 1000 through @unit (n of them) while it would read 1000
+ * or more once rounded, then "<sig3> <unit>". */
+static const char *scaled(char *buf, size_t len, double v, const char *const *unit, unsigned int n)
+{
+	unsigned int u = 0;
+	char num[32];
+
+	if (!isfinite(v)) {
+		snprintf(buf, len, "%g %s", v, unit[0]);
+		return buf;
+	}
+	while (u + 1 < n && fabs(v) >= 999.5)
+		v /= 1000, u++;
+	snprintf(buf, len, "%s %s", units_sig3(num, sizeof(num), v), unit[u]);
+	return buf;
+}
+
+const char *units_bytes_rate(char *buf, size_t len, double bps)
+{
+	static const char *const unit[] = {"B/s", "kB/s", "MB/s", "GB/s", "TB/s", "PB/s"};
+
+	return scaled(buf, len, bps, unit, sizeof(unit) / sizeof(unit[0]));
+}
+
+const char *units_usec(char *buf, size_t len, double us)
+{
+	static const char *const unit[] = {"us", "ms", "s"};
+
+	return scaled(buf, len, us, unit, sizeof(unit) / sizeof(unit[0]));
+}
+
+const char *units_pcie_link(char *buf, size_t len, const char *addr, double gts, unsigned int width,
+			    double max_gts, unsigned int max_width)
+{
+	bool narrow = width < max_width, slow = gts < max_gts;
+
+	if (narrow && slow)
+		snprintf(buf, len, "x%u of x%u, %.1f of %.1f GT/s at %s", width, max_width, gts, max_gts, addr);
+	else if (slow)
+		snprintf(buf, len, "%.1f of %.1f GT/s at %s (x%u)", gts, max_gts, addr, width);
+	else
+		snprintf(buf, len, "x%u of x%u at %s (%.1f GT/s)", width, max_width, addr, gts);
 	return buf;
 }

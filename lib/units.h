@@ -17,4 +17,15 @@ const char *units_ratio(char *buf, size_t len, double ratio, double threshold);
 /* "1 host", "3 hosts": @n and @one or @many; @buf. */
 const char *units_count(char *buf, size_t len, unsigned long n, const char *one, const char *many);
 
+/* @bps bytes a second as "1.25 GB/s", "812 kB/s", "3 B/s" (decimal
+ * prefixes, three significant digits); @buf. */
+const char *units_bytes_rate(char *buf, size_t len, double bps);
+/* @us microseconds as "812 us", "12.3 ms", "4.00 s"; @buf. */
+const char *units_usec(char *buf, size_t len, double us);
+/* A PCIe link below what it could do, the fact first so a cut line keeps
+ * it: "x8 of x16 at 0000:3b:00.0 (16.0 GT/s)", "8.0 of 16.0 GT/s at ADDR
+ * (x16)", "x8 of x16, 8.0 of 16.0 GT/s at ADDR"; @buf. */
+const char *units_pcie_link(char *buf, size_t len, const char *addr, double gts, unsigned int width,
+			    double max_gts, unsigned int max_width);
+
 #endif

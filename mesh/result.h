@@ -69,4 +69,17 @@ struct rck_mesh {
 	double seconds;
 };
 
+/* The order the writer follows (result_order.c): @nic_num[global NIC] is
+ * its number counted in host order, @cells the probes sorted by source
+ * then destination NIC number, then test. */
+struct mesh_order {
+	uint32_t *nic_num;
+	uint32_t *cells;
+};
+int mesh_order_new(const struct rck_mesh *m, struct mesh_order *o);
+void mesh_order_free(struct mesh_order *o);
+struct emit;
+/* Text only: probes ok and failed, medians, worst links, hosts down. */
+int mesh_write_summary(struct emit *e, const struct rck_mesh *m);
+
 #endif

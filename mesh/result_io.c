@@ -12,6 +12,7 @@
 #include "emit.h"
 #include "internal.h"
 #include "result.h"
+#include "units.h"
 
 
 /* "ecn_marked_packets", "pfc_rx_pause[3]": the key of a counter in JSON. */
@@ -35,6 +36,13 @@ static void put_num(struct emit *e, const char *key, const char *tfmt, int prec,
 		emit_null(e, key, tfmt);
 }
 
+/* TCP sweeps give each host one pseudo NIC with nothing to tell: its line
+ * would only repeat "rail -1 0 Gb/s mtu 0/0". */
+static bool pseudo_nic(const struct mesh_nic *n)
+{
+	return !strcmp(n->device, "tcp") && !n->netdev && !n->state && !n->rate_gbps;
+}
+
 /* Rails some host has and host @h has not (@anywhere: rails of any host). */
 static void write_missing_rails(struct emit *e, const struct rck_mesh *m, unsigned int h,
 				const bool *anywhere, bool *here, int max)
@@ -53,19 +61,24 @@ static void write_missing_rails(struct emit *e, const struct rck_mesh *m, unsign
 	emit_arr_close(e);
 }
 
-static void write_nic(struct emit *e, const struct rck_mesh *m, unsigned int i)
+static void write_nic(struct emit *e, const struct rck_mesh *m, const struct mesh_order *o, unsigned int i)
 {
 	const struct mesh_nic *n = &m->nics[i];
 	char key[64];
 
 	emit_obj_open(e, NULL);
-	emit_u64(e, "id", "  nic %s", i);
+	if (pseudo_nic(n) && !emit_is_json(e)) {
+		emit_obj_close(e);
+		return;
+	}
+	emit_u64(e, "id", "  nic %s", o->nic_num[i]);
 	emit_str(e, "device", " %s", n->device);
 	emit_u64(e, "port", "/%s", n->port);
 	emit_u64(e, "rail", " rail %s", (uint64_t)n->rail);
 	emit_str(e, "netdev", " %s", n->netdev);
 	emit_str(e, "state", " %s", n->state);
-	emit_double(e, "rate_gbps", " %s Gb/s", 0, n->rate_gbps);
+	emit_double(e, "rate_gbps", NULL, 0, n->rate_gbps);
+	emit_text(e, " %s", units_rate(key, sizeof(key), n->rate_gbps));
 	emit_u64(e, "active_mtu", " mtu %s", n->active_mtu);
 	emit_u64(e, "netdev_mtu", "/%s", n->netdev_mtu);
 	emit_str(e, "fw_ver", " fw %s", n->fw_ver);
@@ -100,7 +113,22 @@ static void write_dcb(struct emit *e, const struct mesh_host *h)
 	emit_obj_close(e);
 }
 
-static int write_hosts(struct emit *e, const struct rck_mesh *m)
+/* A host's NICs in number order (device name, then port). */
+static void write_host_nics(struct emit *e, const struct rck_mesh *m, const struct mesh_order *o,
+			    const struct mesh_host *host)
+{
+	uint32_t base = UINT32_MAX;
+
+	for (unsigned int i = 0; i < host->n_nics; i++)
+		if (o->nic_num[host->nics[i]] < base)
+			base = o->nic_num[host->nics[i]];
+	for (unsigned int r = 0; r < host->n_nics; r++)
+		for (unsigned int i = 0; i < host->n_nics; i++)
+			if (o->nic_num[host->nics[i]] == base + r)
+				write_nic(e, m, o, host->nics[i]);
+}
+
+static int write_hosts(struct emit *e, const struct rck_mesh *m, const struct mesh_order *o)
 {
 	bool *anywhere, *here;
 	int max = -1;
@@ -116,7 +144,7 @@ static int write_hosts(struct emit *e, const struct rck_mesh *m)
 		return -ENOMEM;
 	}
 	for (unsigned int i = 0; i < m->n_nics; i++)
-		anywhere[m->nics[i].rail] = true;
+		anywhere[m->nics[i].rail] |= !pseudo_nic(&m->nics[i]);
 	emit_arr_open(e, "hosts");
 	for (unsigned int h = 0; h < m->names.n; h++) {
 		emit_obj_open(e, NULL);
@@ -128,8 +156,7 @@ static int write_hosts(struct emit *e, const struct rck_mesh *m)
 		emit_text(e, "\n");
 		write_missing_rails(e, m, h, anywhere, here, max);
 		emit_arr_open(e, "nics");
-		for (unsigned int i = 0; i < m->hosts[h].n_nics; i++)
-			write_nic(e, m, m->hosts[h].nics[i]);
+		write_host_nics(e, m, o, &m->hosts[h]);
 		emit_arr_close(e);
 		write_dcb(e, &m->hosts[h]);
 		emit_obj_close(e);
@@ -146,7 +173,9 @@ static void write_meas(struct emit *e, const char *key, const struct mesh_meas *
 
 	emit_obj_open(e, key);
 	emit_str(e, "status", " %s", rck_mesh_status_name((enum rck_mesh_status)x->status));
-	put_num(e, "gbps", isfinite(x->gbps) ? " %s Gb/s" : NULL, 2, x->gbps);
+	put_num(e, "gbps", NULL, 2, x->gbps);
+	if (isfinite(x->gbps))
+		emit_text(e, " %s", units_rate(name, sizeof(name), x->gbps));
 	put_num(e, "lat_p50_us", isfinite(x->p50) ? " p50 %s us" : NULL, 2, x->p50);
 	put_num(e, "lat_p99_us", isfinite(x->p99) ? " p99 %s us" : NULL, 2, x->p99);
 	put_num(e, "start_s", NULL, 3, x->start_s);
@@ -168,19 +197,20 @@ static void write_meas(struct emit *e, const char *key, const struct mesh_meas *
 	emit_obj_close(e);
 }
 
-static void write_probes(struct emit *e, const struct rck_mesh *m)
+static void write_probes(struct emit *e, const struct rck_mesh *m, const struct mesh_order *o)
 {
 	emit_arr_open(e, "probes");
+	/* Text rows sorted by host; JSON keeps the order probes were recorded. */
 	for (unsigned int i = 0; i < m->n_cells; i++) {
-		const struct mesh_cell *c = &m->cells[i];
+		const struct mesh_cell *c = &m->cells[emit_is_json(e) ? i : o->cells[i]];
 		const struct mesh_nic *s = &m->nics[c->src], *d = &m->nics[c->dst];
 
 		emit_obj_open(e, NULL);
 		emit_str(e, "test", "%-4s", rck_mesh_test_name((enum rck_mesh_test)c->test));
 		emit_text(e, "%s/%s/%u -> %s/%s/%u", m->names.names[s->host], s->device, s->port,
 			  m->names.names[d->host], d->device, d->port);
-		emit_u64(e, "src", NULL, c->src);
-		emit_u64(e, "dst", NULL, c->dst);
+		emit_u64(e, "src", NULL, o->nic_num[c->src]);
+		emit_u64(e, "dst", NULL, o->nic_num[c->dst]);
 		emit_u64(e, "attempts", NULL, c->attempts);
 		write_meas(e, "result", &c->first);
 		if (c->attempts > 1) {
@@ -209,14 +239,20 @@ static void write_probes(struct emit *e, const struct rck_mesh *m)
  * @base: indent level of a document inside another. */
 static int write_at(const struct rck_mesh *m, FILE *out, enum rck_format fmt, int base)
 {
+	struct mesh_order o;
 	struct emit *e;
 	int rc;
 
 	if (!m || !out)
 		return -EINVAL;
-	rc = emit_new_nested(fmt, out, base, &e);
+	rc = mesh_order_new(m, &o);
 	if (rc)
 		return rc;
+	rc = emit_new_nested(fmt, out, base, &e);
+	if (rc) {
+		mesh_order_free(&o);
+		return rc;
+	}
 	emit_obj_open(e, NULL);
 	emit_u64(e, "version", NULL, MESH_JSON_VERSION);
 	emit_str(e, "pattern", "sweep: pattern %s", m->pattern);
@@ -224,13 +260,16 @@ static int write_at(const struct rck_mesh *m, FILE *out, enum rck_format fmt, in
 	emit_u64(e, "start_ns", NULL, m->start_ns);
 	emit_double(e, "seconds", ", %s s", 1, m->seconds);
 	emit_text(e, ", %u hosts, %u NICs, %u probes\n", m->names.n, m->n_nics, m->n_cells);
-	rc = write_hosts(e, m);
+	rc = write_hosts(e, m, &o);
 	emit_text(e, "probes:\n");
-	write_probes(e, m);
+	write_probes(e, m, &o);
+	if (!rc)
+		rc = mesh_write_summary(e, m);
 	emit_obj_close(e);
 	if (!rc)
 		rc = emit_finish(e);
 	emit_free(e);
+	mesh_order_free(&o);
 	return rc;
 }
 

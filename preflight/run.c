@@ -38,22 +38,27 @@ struct run {
 	enum rck_preflight_phase phase;
 	uint64_t iters;        /* this sweep's probe length: the config's, */
 	double duration_s;     /* doubled for each sweep again after noise */
+	struct rck_mesh_progress last; /* the sweep's latest counts */
 };
 
 static void report_progress(struct run *r, const struct rck_mesh_progress *mp)
 {
-	struct rck_preflight_progress p = {.size = sizeof(p), .phase = r->phase};
+	struct rck_preflight_progress p = {.size = sizeof(p), .phase = r->phase, .eta_s = NAN};
 
 	/* A cancel that raced with the sweep's start reaches it here. */
 	if (atomic_load(&r->c->cancel))
 		rck_mesh_cancel(r->mc);
 	if (!r->c->progress)
 		return;
-	if (mp) {
-		p.done = mp->done;
-		p.total = mp->total;
-		p.hosts_down = mp->hosts_down;
-	}
+	/* Phases without a sweep running keep the last counts it gave, so a
+	 * retest, the analysis and the end never read "0/0 probes". */
+	if (mp)
+		r->last = *mp;
+	p.done = r->last.done;
+	p.total = r->last.total;
+	p.hosts_down = r->last.hosts_down;
+	if (mp && (r->phase == RCK_PREFLIGHT_SWEEP || r->phase == RCK_PREFLIGHT_RETEST))
+		p.eta_s = mp->eta_s;
 	p.elapsed_s = now_s() - r->t0;
 	r->c->progress(r->c->progress_data, &p);
 }

@@ -650,6 +650,8 @@ int cli_main(const struct cli_tool *tool, int argc, char **argv)
 	}
 	if (g.sysfs_root && (stat(g.sysfs_root, &st) || !S_ISDIR(st.st_mode))) {
 		rc = cli_bad_args(&cli, "invalid --sysfs-root '%s': not a directory", g.sysfs_root);
+		if (cli.cmd->refused)
+			cli.cmd->refused(&cli, nrest, rest, "--sysfs-root is not a directory");
 		goto out;
 	}
 	if (!cli.cmd->no_ctx) {
@@ -664,6 +666,8 @@ int cli_main(const struct cli_tool *tool, int argc, char **argv)
 			rck_ctx_set_timeout_ms(cli.ctx, (unsigned int)g.timeout);
 		if (g.sysfs_root && (rc = rck_ctx_set_sysfs_root(cli.ctx, g.sysfs_root))) {
 			rc = cli_fail(&cli, rc, "cannot use --sysfs-root '%s'", g.sysfs_root);
+			if (cli.cmd->refused)
+				cli.cmd->refused(&cli, nrest, rest, "cannot use --sysfs-root");
 			goto out;
 		}
 	}

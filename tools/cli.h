@@ -42,6 +42,10 @@ struct cli_cmd {
 	const struct cli_opt *opts; /* the command's own options; NULL or {0}-terminated */
 	bool json;          /* honours -j */
 	bool no_ctx;        /* runs without a library context (help) */
+	/* Told when a global option refused the run before it started (a bad
+	 * --sysfs-root), with the one-line why: a command whose output a
+	 * monitor reads (sweep --format npd) still writes its line. NULL: none. */
+	void (*refused)(struct cli *cli, int argc, char **argv, const char *why);
 };
 
 /* A tool: its name, its global options and its commands; or, for a tool

@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "heatmap_save.h"
 #include "probe_shared.h"
+#include "progress.h"
 
 static struct rck_mesh_config *running_cfg;
 
@@ -43,15 +44,11 @@ const struct cli_opt mesh_opts[] = {
 
 static void show_progress(void *data, const struct rck_mesh_progress *p)
 {
+	struct progress_state s = {.who = "mesh", .done = p->done, .total = p->total,
+				   .hosts_down = p->hosts_down, .elapsed_s = p->elapsed_s, .eta_s = p->eta_s};
+
 	(void)data;
-	fprintf(stderr, "\rmesh: %u/%u probes, %.1f s elapsed", p->done, p->total, p->elapsed_s);
-	if (!isnan(p->eta_s))
-		fprintf(stderr, ", ETA %.1f s", p->eta_s);
-	if (p->hosts_down)
-		fprintf(stderr, ", %u hosts down", p->hosts_down);
-	fprintf(stderr, "   ");
-	if (p->done == p->total)
-		fputc('\n', stderr);
+	progress_show(stderr, &s, p->done == p->total);
 }
 
 static char *read_file(const char *path, size_t *len)

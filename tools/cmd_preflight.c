@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "heatmap_save.h"
 #include "probe_shared.h"
+#include "progress.h"
 
 /* Exit codes of this command: the verdict, or 2 when it could not run; 3
  * when the fabric was too noisy to judge (inconclusive). */
@@ -64,14 +65,12 @@ struct pf_args {
 
 static void show_progress(void *data, const struct rck_preflight_progress *p)
 {
+	struct progress_state s = {.who = "preflight", .phase = rck_preflight_phase_name(p->phase),
+				   .done = p->done, .total = p->total, .hosts_down = p->hosts_down,
+				   .elapsed_s = p->elapsed_s, .eta_s = p->eta_s};
+
 	(void)data;
-	fprintf(stderr, "\rpreflight: %s, %u/%u probes, %.1f s", rck_preflight_phase_name(p->phase), p->done,
-		p->total, p->elapsed_s);
-	if (p->hosts_down)
-		fprintf(stderr, ", %u hosts down", p->hosts_down);
-	fprintf(stderr, "   ");
-	if (p->phase == RCK_PREFLIGHT_DONE)
-		fputc('\n', stderr);
+	progress_show(stderr, &s, p->phase == RCK_PREFLIGHT_DONE);
 }
 
 static int pf_opt(struct cli *cli, void *data, int c, const char *arg)

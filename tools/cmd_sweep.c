@@ -134,6 +134,20 @@ static int unknown_quiet(const struct sweep_args *a, const char *what)
 	return SWEEP_UNKNOWN;
 }
 
+void sweep_refused(struct cli *cli, int argc, char **argv, const char *why)
+{
+	(void)cli;
+	/* The options were not parsed: look for --format npd the way they
+	 * may be written. */
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--format=npd") ||
+		    (!strcmp(argv[i], "--format") && i + 1 < argc && !strcmp(argv[i + 1], "npd"))) {
+			printf("rocecheck: unknown: %.60s\n", why);
+			fflush(stdout);
+			return;
+		}
+}
+
 /* Runs that share a state file take turns: FILE.lock, flock()ed, held from
  * reading the state to replacing it. 0, or -errno (-ETIMEDOUT: still
  * held by another run after LOCK_WAIT_MS). */

@@ -21,6 +21,8 @@ int cmd_agent(struct cli *cli, int argc, char **argv);
 int cmd_mesh(struct cli *cli, int argc, char **argv);
 int cmd_preflight(struct cli *cli, int argc, char **argv);
 int cmd_sweep(struct cli *cli, int argc, char **argv);
+/* A run refused before it started: with --format npd, the NPD line. */
+void sweep_refused(struct cli *cli, int argc, char **argv, const char *why);
 int cmd_topology(struct cli *cli, int argc, char **argv);
 
 #endif

@@ -10,19 +10,22 @@ struct heat {
 	const struct rck_report *r;
 	enum rck_mesh_test test;
 	enum rck_heatmap_format fmt;
+	const char *title;
 };
 
 static int write_heat(FILE *f, const void *arg)
 {
 	const struct heat *h = arg;
 
-	return rck_heatmap_write(h->m, h->test, h->r, h->fmt, f);
+	return rck_heatmap_write_titled(h->m, h->test, h->r, h->title, h->fmt, f);
 }
 
 int heatmap_save(struct cli *cli, const struct rck_mesh *m, const struct rck_report *r,
 		 const char *path)
 {
-	struct heat h = {.m = m, .r = r, .test = RCK_MESH_TEST_LAT};
+	/* The picture is titled by the command that drew it. */
+	struct heat h = {.m = m, .r = r, .test = RCK_MESH_TEST_LAT,
+			 .title = cli->cmd && !strcmp(cli->cmd->name, "preflight") ? "rocecheck preflight" : NULL};
 	int rc;
 
 	if (!rck_mesh_nic_count(m)) {

@@ -15,7 +15,7 @@ static const struct cli_cmd commands[] = {
 	{ "preflight", cmd_preflight, "--hosts LIST | --hostfile FILE | --from-mesh FILE",
 	  "judge a fabric before a job: sweep, retests, verdict (exit 0/1/2/3)", preflight_opts, .json = true },
 	{ "sweep", cmd_sweep, "", "this host's health for cron, Slurm and node-problem-detector",
-	  sweep_opts, .json = true },
+	  sweep_opts, .json = true, .refused = sweep_refused },
 	{ "topology", cmd_topology, "--topology FILE | --slurm-topology FILE | --lldp",
 	  "switches, cables and uplinks from the sources, and the cabling lint (exit 0/1/2)",
 	  topology_opts, .json = true },

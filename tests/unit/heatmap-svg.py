@@ -32,7 +32,9 @@ def main():
     failed = [r for r in rects if r.get("fill") == FAILED and r.get("width") == r.get("height")]
     if len(link_marks) < 2:  # the legend's sample is one
         errors.append("no degraded-link mark")
-    if len(nic_marks) < 3:  # row and column of the NIC, and the legend's sample
+    # The NIC's row (the fabric's bad NIC is slow from it only, so its
+    # column is left alone) and the legend's sample.
+    if len(nic_marks) < 2:
         errors.append(f"{len(nic_marks)} NIC marks")
     if len(failed) < a.failed + 1:  # the legend's swatch is one
         errors.append(f"{len(failed) - 1} failed cells, want {a.failed}")

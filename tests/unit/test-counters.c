@@ -734,7 +734,7 @@ static void test_delta_write(void **state)
 
 	text = written(NULL, d, RCK_FORMAT_TEXT, false);
 	assert_non_null(strstr(text, "interval 2.000 s\n"));
-	assert_in_text(text, "    %-34s%14s%16s/s\n", "rx_bytes", "4000", "2000.0");
+	assert_in_text(text, "    %-34s%14s%16s\n", "rx_bytes", "4000", "2.00 kB/s");
 	assert_in_text(text, "    %-34s%14s\n", "symbol_errors", "saturated");
 	assert_in_text(text, "    %-34s%14s\n", "cnp_sent", "reset");
 	assert_in_text(text, "      %-44s%14s\n", "hw_counters/np_cnp_sent", "reset");
@@ -742,7 +742,7 @@ static void test_delta_write(void **state)
 	assert_null(strstr(text, "tx_bytes")); /* unchanged: shown only with all */
 	free(text);
 	text = written(NULL, d, RCK_FORMAT_TEXT, true);
-	assert_in_text(text, "    %-34s%14s%16s/s\n", "tx_bytes", "0", "0.0");
+	assert_in_text(text, "    %-34s%14s%16s\n", "tx_bytes", "0", "0 B/s");
 	assert_in_text(text, "    %-34s%14s%16s/s\n", "pfc_rx_pause[3]", "0", "0.0");
 	assert_in_text(text, "    %-34s%14s%16s/s\n", "cnp_ignored", "0", "0.0");
 	assert_in_text(text, "      %-44s%14s%16s/s\n", "hw_counters/out_of_buffer", "0", "0.0");

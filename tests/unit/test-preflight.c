@@ -101,6 +101,9 @@ struct seen {
 	unsigned int phases; /* bit per phase */
 	enum rck_preflight_phase last;
 	bool backwards;
+	unsigned int done_at_end, total_at_end; /* counts in the analysis and done */
+	bool eta;            /* an ETA seen during the sweep */
+	bool eta_late;       /* an ETA after the sweep */
 };
 
 static void on_progress(void *data, const struct rck_preflight_progress *p)
@@ -112,6 +115,13 @@ static void on_progress(void *data, const struct rck_preflight_progress *p)
 		s->backwards = true;
 	s->last = p->phase;
 	s->phases |= 1u << p->phase;
+	if (p->size >= sizeof(*p) && p->phase == RCK_PREFLIGHT_SWEEP && isfinite(p->eta_s))
+		s->eta = true;
+	if (p->phase >= RCK_PREFLIGHT_ANALYSIS) {
+		s->done_at_end = p->done;
+		s->total_at_end = p->total;
+		s->eta_late |= isfinite(p->eta_s);
+	}
 }
 
 static void test_loopback(void **state)
@@ -148,6 +158,11 @@ static void test_loopback(void **state)
 	assert_true(seen.phases & 1u << RCK_PREFLIGHT_SWEEP);
 	assert_true(seen.phases & 1u << RCK_PREFLIGHT_ANALYSIS);
 	assert_int_equal(seen.last, RCK_PREFLIGHT_DONE);
+	/* The analysis and the end keep the sweep's counts, never "0/0". */
+	assert_true(seen.total_at_end >= 24);
+	assert_int_equal(seen.done_at_end, seen.total_at_end);
+	assert_true(seen.eta);
+	assert_false(seen.eta_late);
 	assert_int_equal(rck_preflight_timings(p, &t), 0);
 	assert_int_equal(t.hosts, 4);
 	assert_int_equal(t.probes, 24);

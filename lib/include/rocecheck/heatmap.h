@@ -67,6 +67,17 @@ int rck_heatmap_format_from_path(const char *path, enum rck_heatmap_format *fmt)
 int rck_heatmap_write(const struct rck_mesh *m, enum rck_mesh_test test,
 		      const struct rck_report *r, enum rck_heatmap_format fmt, FILE *out);
 
+/**
+ * rck_heatmap_write() under the title @title ("rocecheck preflight"; NULL
+ * or empty: "rocecheck mesh"), which the caller keeps for the call. Both
+ * name the axes (rows send, columns receive), mark the hosts the report
+ * drains (bold red labels, a red bar) and mark a NIC degraded only to it
+ * (or only from it) on its column (or its row) alone. Same returns.
+ */
+int rck_heatmap_write_titled(const struct rck_mesh *m, enum rck_mesh_test test,
+			     const struct rck_report *r, const char *title,
+			     enum rck_heatmap_format fmt, FILE *out);
+
 #ifdef __cplusplus
 }
 #endif

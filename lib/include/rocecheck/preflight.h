@@ -127,10 +127,14 @@ const char *rck_preflight_phase_name(enum rck_preflight_phase p);
 struct rck_preflight_progress {
 	size_t size;                   /**< sizeof(struct rck_preflight_progress) */
 	enum rck_preflight_phase phase;
-	unsigned int done;             /**< probes finished (sweep and retests) */
+	unsigned int done;             /**< probes finished (sweep and retests);
+	                                    kept through the analysis and done */
 	unsigned int total;            /**< probes planned so far */
 	unsigned int hosts_down;
 	double elapsed_s;              /**< since rck_preflight_run() began */
+	double eta_s;                  /**< the running sweep's estimate of the
+	                                    seconds it has left; NAN unknown or
+	                                    between sweeps */
 };
 /** Called on the thread running rck_preflight_run(); @p valid for the call. */
 typedef void (*rck_preflight_progress_fn)(void *data, const struct rck_preflight_progress *p);
