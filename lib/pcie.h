@@ -84,5 +84,9 @@ int pcie_parse(const char *buf, size_t len, struct rck_pcie **out);
  * Copy @p's (NULL: empty); add one function. 0, -EINVAL, -ENOMEM. */
 int pcie_aer_copy(const struct rck_pcie *p, struct rck_pcie **out);
 int pcie_aer_add(struct rck_pcie *p, const char *address, const uint64_t aer[3]);
+/* pcie_copy.c: the snapshot as its compact rocecheck.topo/1 JSON (*buf
+ * owned by the caller, free()), and a deep copy through it. 0 or -errno. */
+int pcie_json_text(const struct rck_pcie *p, char **buf, size_t *len);
+int pcie_copy(const struct rck_pcie *p, struct rck_pcie **out);
 
 #endif

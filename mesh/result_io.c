@@ -132,6 +132,7 @@ static int write_hosts(struct emit *e, const struct rck_mesh *m)
 			write_nic(e, m, m->hosts[h].nics[i]);
 		emit_arr_close(e);
 		write_dcb(e, &m->hosts[h]);
+		mesh_write_pcie(e, &m->hosts[h]);
 		emit_obj_close(e);
 	}
 	emit_arr_close(e);
