@@ -100,6 +100,7 @@ static void check_link(struct rck_report *r, const char *host, const struct rck_
 	an_value(fd, "width", f->width);
 	an_value(fd, "max_speed_gts", cap_speed);
 	an_value(fd, "max_width", cap_width);
+	an_value(fd, "on_path", 1); /* the path lint's: reported, never drained (verdict.c) */
 }
 
 static void check_aer(struct rck_report *r, const char *host, const struct rck_analysis *a, const struct rck_pcie *now,
