@@ -222,6 +222,23 @@ static int seeds(const char *dir)
 	return !f || fwrite(buf, 1, len, f) != len || fclose(f);
 }
 
+/* A result of three hosts: two snapshots and a refusal, as JSON on stdout. */
+static int emit(void)
+{
+	struct rck_pcie *p = read_tree("gpu8"), *q = read_tree("wrong-socket");
+	struct rck_mesh *m;
+	unsigned int h;
+	int rc = rck_mesh_new(&m) || rck_mesh_add_host(m, "h0", &h) || rck_mesh_add_host(m, "h1", &h) ||
+		 rck_mesh_add_host(m, "h2", &h) || rck_mesh_host_set_pcie(m, 0, p, NULL) ||
+		 rck_mesh_host_set_pcie(m, 1, q, NULL) || rck_mesh_host_set_pcie(m, 2, NULL, "cannot read") ||
+		 rck_mesh_write(m, stdout, RCK_FORMAT_JSON);
+
+	rck_mesh_free(m);
+	rck_pcie_free(p);
+	rck_pcie_free(q);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -233,5 +250,7 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "--seeds"))
 		return seeds(argv[2]);
+	if (argc == 2 && !strcmp(argv[1], "--emit"))
+		return emit();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
