@@ -23,7 +23,7 @@ static void on_signal(int sig)
 
 enum { OPT_HOSTS = 256, OPT_HOSTFILE, OPT_TEST, OPT_PATTERN, OPT_PAIRS, OPT_RAILS, OPT_TRANSPORT,
        OPT_SIZE, OPT_ITERS, OPT_DURATION, OPT_DEADLINE, OPT_KEY, OPT_OUTPUT, OPT_LAUNCHER,
-       OPT_HEATMAP, OPT_FROM, OPT_DCB, OPT_SCHEDULE, OPT_DRY_RUN, OPT_BIDIR };
+       OPT_HEATMAP, OPT_FROM, OPT_DCB, OPT_SCHEDULE, OPT_DRY_RUN, OPT_BIDIR, OPT_PCIE };
 
 const struct cli_opt mesh_opts[] = {
 	{ OPT_HOSTS, 0, "hosts", "LIST", "hosts or a nodelist (node[01-16]); NAME:PORT: an agent on another port" },
@@ -43,6 +43,7 @@ const struct cli_opt mesh_opts[] = {
 	{ OPT_HEATMAP, 0, "heatmap", "FILE", "draw the bandwidth (else latency) matrix to FILE.svg or FILE.png" },
 	{ OPT_FROM, 0, "from", "FILE", "no sweep: load a result saved with --output" },
 	{ OPT_DCB, 0, "dcb", NULL, "also keep each host's DCB state (PFC, trust, DSCP map...) as its agent reads it" },
+	{ OPT_PCIE, 0, "pcie", NULL, "also keep each host's PCIe paths (GPU-NIC pairing, ACS, links...) as its agent reads them" },
 	{ OPT_BIDIR, 0, "bidir", NULL,
 	  "full pattern: both directions of a pair at once (n-1 steps; each end's counters see both)" },
 	{ OPT_SCHEDULE, 0, "schedule", "coordinator|agents",
@@ -145,7 +146,7 @@ struct mesh_args {
 	enum rck_probe_transport transport;
 	unsigned long size, iters;
 	double duration, deadline;
-	bool dcb, schedule, dry_run, bidir;
+	bool dcb, schedule, dry_run, bidir, pcie;
 };
 
 static int mesh_opt(struct cli *cli, void *data, int c, const char *arg)
@@ -225,6 +226,9 @@ static int mesh_opt(struct cli *cli, void *data, int c, const char *arg)
 	case OPT_DCB:
 		a->dcb = true;
 		return 0;
+	case OPT_PCIE:
+		a->pcie = true;
+		return 0;
 	case OPT_BIDIR:
 		a->bidir = true;
 		return 0;
@@ -269,7 +273,7 @@ static int finish_config(struct cli *cli, struct mesh_args *a)
 	if (rck_mesh_config_set_probe(a->c, a->transport, (uint32_t)a->size,
 				      a->iters ? a->iters : 1000, a->duration) ||
 	    rck_mesh_config_set_deadline(a->c, a->deadline) || rck_mesh_config_set_dcb(a->c, a->dcb) ||
-	    rck_mesh_config_set_bidir(a->c, a->bidir))
+	    rck_mesh_config_set_bidir(a->c, a->bidir) || rck_mesh_config_set_pcie(a->c, a->pcie))
 		return cli_bad_args(cli, "invalid probe settings");
 	if (a->key_file && !a->dry_run) {
 		rc = rck_key_load(a->key_file, key, sizeof(key), &len, err, sizeof(err));
@@ -367,9 +371,9 @@ int cmd_mesh(struct cli *cli, int argc, char **argv)
 		rc = cli_usage_err(cli, "unexpected argument '%s'", cli->args[0]);
 	if (!rc && a.from) {
 		if (rck_hostlist_count(a.hl) || a.launcher || a.pairs || a.pattern || a.dcb || a.schedule ||
-		    a.dry_run || a.bidir)
+		    a.dry_run || a.bidir || a.pcie)
 			rc = cli_usage_err(cli, "--from loads a result: no --hosts, --hostfile, "
-						"--launcher, --pattern, --pairs, --dcb, --bidir, --schedule or --dry-run with it");
+						"--launcher, --pattern, --pairs, --dcb, --pcie, --bidir, --schedule or --dry-run with it");
 		else
 			rc = load(cli, &a);
 		goto out;
