@@ -78,6 +78,12 @@ enum rck_pcie_rel pcie_best(const struct rck_pcie *p, unsigned int g);
 /* Count of the bridges, index of their lowest common one (-1 none). */
 int pcie_common_bridge(const struct rck_pcie *p, int a, int b, unsigned int *switches);
 
+/* What @f's link can train to: the smaller of its own capability and that
+ * of the port above it (its slot). False without link capabilities. */
+bool pcie_link_allowed(const struct rck_pcie *p, const struct rck_pcie_fn *f, double *speed, unsigned int *width);
+/* @f links below its own capability only because the port above cannot do
+ * more (a x16 card in a x8 slot, a Gen5 card on a Gen4 port): not trained down. */
+bool pcie_slot_limited(const struct rck_pcie *p, const struct rck_pcie_fn *f);
 /* pcie_load.c: a snapshot from its JSON (fuzzed): 0, -EINVAL, -ENOMEM. */
 int pcie_parse(const char *buf, size_t len, struct rck_pcie **out);
 /* pcie_aer.c: a snapshot of AER counts alone (a sweep's state keeps them).

@@ -257,3 +257,27 @@ RCK_EXPORT bool rck_pcie_fn_aer(const struct rck_pcie_fn *fn, uint64_t *correcta
 		*fatal = fn->aer[2];
 	return true;
 }
+
+bool pcie_link_allowed(const struct rck_pcie *p, const struct rck_pcie_fn *f, double *speed, unsigned int *width)
+{
+	const struct rck_pcie_fn *up = f->up >= 0 ? &p->fns[f->up] : NULL;
+
+	if (!f->has_link || !f->max_speed || !f->max_width)
+		return false;
+	*speed = f->max_speed;
+	*width = f->max_width;
+	if (up && up->has_link && up->max_speed && up->max_width) {
+		*speed = up->max_speed < *speed ? up->max_speed : *speed;
+		*width = up->max_width < *width ? up->max_width : *width;
+	}
+	return true;
+}
+
+bool pcie_slot_limited(const struct rck_pcie *p, const struct rck_pcie_fn *f)
+{
+	double speed;
+	unsigned int width;
+
+	return pcie_link_allowed(p, f, &speed, &width) && f->speed >= speed && f->width >= width &&
+	       (f->speed < f->max_speed || f->width < f->max_width);
+}

@@ -113,6 +113,7 @@ static void write_fn_json(struct emit *e, const struct rck_pcie *p, const struct
 		gts(e, "max_speed_gts", f->max_speed);
 		emit_u64(e, "max_width", NULL, f->max_width);
 		emit_bool(e, "degraded", NULL, f->speed < f->max_speed || f->width < f->max_width);
+		emit_bool(e, "slot_limited", NULL, pcie_slot_limited(p, f));
 		emit_obj_close(e);
 	} else {
 		emit_null(e, "link", NULL);
@@ -159,7 +160,8 @@ static void write_fn_text(struct emit *e, const struct rck_pcie *p, const struct
 	snprintf(ids, sizeof(ids), "%04x:%04x", f->vendor, f->device);
 	if (f->has_link)
 		snprintf(link, sizeof(link), "%gGT/s x%u / %gGT/s x%u%s", f->speed, f->width, f->max_speed,
-			 f->max_width, f->speed < f->max_speed || f->width < f->max_width ? " DEGRADED" : "");
+			 f->max_width, pcie_slot_limited(p, f) ? " SLOT" :
+			 f->speed < f->max_speed || f->width < f->max_width ? " DEGRADED" : "");
 	if (f->has_acs)
 		acs_text(acs, sizeof(acs), f->acs_ctl);
 	if (f->has_aer)

@@ -76,6 +76,7 @@ enum rck_finding_code {
 	RCK_FINDING_IOMMU_TRANSLATED,       /**< the IOMMU translates DMA on bare metal */
 	RCK_FINDING_GPU_PEERMEM,            /**< GPUs and NICs without a GPU peer-memory path */
 	RCK_FINDING_DRAIN_HELD,             /**< more hosts looked bad than drain_max_fraction: none drained */
+	RCK_FINDING_PCIE_SLOT_LIMITED,      /**< a NIC's link at its slot's capability, below its own */
 	RCK_FINDING_CODE_COUNT
 };
 
