@@ -233,8 +233,8 @@ static void check_host(const struct rck_analysis *a, struct rck_report *r, unsig
 		       "iommu=pt keeps isolation without translation", p->iommu_source);
 	if (gpus && nics && p->peermem == RCK_NO && p->dmabuf != RCK_YES)
 		an_add(r, RCK_FINDING_GPU_PEERMEM, RCK_SEVERITY_WARNING, RCK_ENTITY_HOST, host, NULL, NULL, NULL,
-		       "%u GPUs and %u NICs but no GPU peer-memory path (nvidia_peermem not loaded, no dma-buf)",
-		       gpus, nics);
+		       "%u GPUs and %u NICs but no GPU peer-memory path (nvidia_peermem not loaded, no dma-buf%s)",
+		       gpus, nics, strcmp(p->dmabuf_source, "inferred") ? "" : ": inferred from the kernel release");
 }
 
 void an_check_pcie(const struct rck_analysis *a, struct rck_report *r)

@@ -44,6 +44,7 @@ struct rck_pcie {
 	enum rck_iommu_mode iommu;
 	char iommu_source[16];    /* "sysfs", "cmdline", "default" */
 	enum rck_tristate virt, peermem, dmabuf;
+	char dmabuf_source[16];   /* "kallsyms", "modules" (no RDMA core), "inferred" (kernel release), "" unknown */
 };
 
 /* Parsers of what we read ourselves (fuzzed: tests/fuzz/fuzz-pcie.c). */
@@ -53,6 +54,9 @@ enum rck_iommu_mode pcie_parse_cmdline(const char *cmdline);
 int pcie_parse_aer(const char *text, uint64_t *total);
 /* "6.1.0-18-amd64" -> 6, 1; 0 or -EINVAL. */
 int pcie_parse_release(const char *s, unsigned int *major, unsigned int *minor);
+/* /proc/kallsyms text (names are listed to every reader, only addresses
+ * are hidden): whether the RDMA core's dma-buf MR symbol is there. */
+bool pcie_kallsyms_dmabuf(const char *text, size_t len);
 /* An iommu group's type file: "identity" passthrough, "DMA"/"DMA-FQ" translated, else unknown. */
 enum rck_iommu_mode pcie_parse_group_type(const char *s);
 

@@ -140,6 +140,11 @@ RCK_EXPORT enum rck_tristate rck_pcie_dmabuf(const struct rck_pcie *p)
 	return p->dmabuf;
 }
 
+RCK_EXPORT const char *rck_pcie_dmabuf_source(const struct rck_pcie *p)
+{
+	return p && p->dmabuf_source[0] ? p->dmabuf_source : NULL;
+}
+
 RCK_EXPORT const char *rck_pcie_fn_address(const struct rck_pcie_fn *fn)
 {
 	return fn->address;

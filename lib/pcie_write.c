@@ -283,7 +283,10 @@ RCK_EXPORT int rck_pcie_write(const struct rck_pcie *p, FILE *out, enum rck_form
 	emit_str(e, "iommu_source", " (%s)", p->iommu_source[0] ? p->iommu_source : NULL);
 	tri(e, "virtual", "  hypervisor: %s", p->virt);
 	tri(e, "peermem", "  nvidia_peermem: %s", p->peermem);
-	tri(e, "dmabuf", "  dma-buf: %s\n", p->dmabuf);
+	tri(e, "dmabuf", "  dma-buf: %s", p->dmabuf);
+	/* How it was told: the kernel's symbols, or inferred from its release. */
+	emit_str(e, "dmabuf_source", p->dmabuf_source[0] ? " (%s)\n" : "\n",
+		 p->dmabuf_source[0] ? p->dmabuf_source : NULL);
 	if (!emit_is_json(e)) {
 		emit_text(e, "\n%-12s  %-6s  %-9s  %-4s  %-36s  %-7s  %4s  %4s  %-15s  %-3s  %-11s  %s\n", "FUNCTION",
 			  "KIND", "ID", "NUMA", "LINK (NOW / CAPABLE)", "DEVCTL", "MPS", "MRRS", "ACS CTL", "ATS",
