@@ -70,6 +70,9 @@ struct rck_mesh;
 /* Give hosts base_host + h the DCB state mesh host h kept (from_mesh_dcb.c,
  * for rck_analysis_add_mesh()): 0, -EINVAL, -ENOMEM. */
 int an_add_mesh_dcb(struct rck_analysis *a, unsigned int base_host, const struct rck_mesh *m);
+/* Likewise the PCIe paths its agent reported (from_mesh_pcie.c), borrowed
+ * from @m, which must outlive the analysis. */
+int an_add_mesh_pcie(struct rck_analysis *a, unsigned int base_host, const struct rck_mesh *m);
 
 struct an_nic {
 	unsigned int host;

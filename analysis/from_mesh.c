@@ -145,6 +145,8 @@ RCK_EXPORT int rck_analysis_add_mesh(struct rck_analysis *a, const struct rck_me
 	rc = add_hosts(a, m, base_nic);
 	if (!rc)
 		rc = an_add_mesh_dcb(a, base_host, m);
+	if (!rc)
+		rc = an_add_mesh_pcie(a, base_host, m);
 	for (unsigned int c = 0; !rc && c < rck_mesh_cell_count(m); c++)
 		rc = add_cell(a, m, c, base_nic);
 	return rc;

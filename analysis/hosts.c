@@ -6,6 +6,7 @@
 
 #include "analysis_int.h"
 #include "units.h"
+#include "lint_pci.h"
 
 RCK_EXPORT bool rck_analysis_pci_degraded(const struct rck_device *dev)
 {
@@ -157,14 +158,17 @@ static void check_described(const struct rck_analysis *a, struct rck_report *r, 
 	judge_port(a, r, host, &v);
 }
 
-static void check_pci(struct rck_report *r, const char *host, const struct rck_device *d)
+static void check_pci(struct rck_report *r, const char *host, const struct rck_device *d,
+		      const struct rck_pcie *pcie)
 {
 	double gts = 0, max_gts = 0;
 	unsigned int w = 0, max_w = 0;
 	struct rck_finding *f;
 	char link[128];
 
-	if (!rck_analysis_pci_degraded(d))
+	/* Below its own maximum because its slot is narrower or slower: the
+	 * PCIe paths' pcie_slot_limited says so (lint_pci.c), not a fault. */
+	if (!rck_analysis_pci_degraded(d) || lp_nic_slot_limited(pcie, rck_device_pci_address(d)))
 		return;
 	rck_device_pci_link(d, &gts, &w);
 	rck_device_pci_max_link(d, &max_gts, &max_w);
@@ -315,7 +319,7 @@ static void check_host(const struct rck_analysis *a, struct rck_report *r, unsig
 				check_port(a, r, host->name, port);
 			}
 			if (used)
-				check_pci(r, host->name, d);
+				check_pci(r, host->name, d, host->pcie);
 		}
 	}
 	/* No inventory: the NICs as the host's agent described them. */

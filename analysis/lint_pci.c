@@ -81,19 +81,12 @@ static void check_far(struct rck_report *r, const char *host, const struct rck_a
  * capability bounds it: a Gen5 root port over a Gen4 switch is not degraded). */
 static void check_link(struct rck_report *r, const char *host, const struct rck_pcie *p, const struct rck_pcie_fn *f)
 {
-	const struct rck_pcie_fn *up = f->up >= 0 ? &p->fns[f->up] : NULL;
-	double cap_speed = f->max_speed;
-	unsigned int cap_width = f->max_width;
+	double cap_speed;
+	unsigned int cap_width;
 	struct rck_finding *fd;
 	char link[128];
 
-	if (!f->has_link || !f->max_speed || !f->max_width)
-		return;
-	if (up && up->has_link && up->max_speed && up->max_width) {
-		cap_speed = up->max_speed < cap_speed ? up->max_speed : cap_speed;
-		cap_width = up->max_width < cap_width ? up->max_width : cap_width;
-	}
-	if (f->speed >= cap_speed && f->width >= cap_width)
+	if (!pcie_link_allowed(p, f, &cap_speed, &cap_width) || (f->speed >= cap_speed && f->width >= cap_width))
 		return;
 	fd = an_add(r, RCK_FINDING_PCIE_DEGRADED, RCK_SEVERITY_DEGRADED, RCK_ENTITY_NIC, host, f->address, NULL, NULL,
 		    "PCIe %s %s: bandwidth capped", f->kind == RCK_PCIE_GPU ? "GPU" : "switch",
@@ -102,6 +95,51 @@ static void check_link(struct rck_report *r, const char *host, const struct rck_
 	an_value(fd, "width", f->width);
 	an_value(fd, "max_speed_gts", cap_speed);
 	an_value(fd, "max_width", cap_width);
+	an_value(fd, "on_path", 1); /* the path lint's: reported, never drained (verdict.c) */
+}
+
+bool lp_nic_slot_limited(const struct rck_pcie *p, const char *address)
+{
+	const struct rck_pcie_fn *f = p && address ? rck_pcie_find(p, address) : NULL;
+
+	return f && f->kind == RCK_PCIE_NIC && pcie_slot_limited(p, f);
+}
+
+/* A NIC's link: trained below what it and its slot allow (pcie_degraded;
+ * left to the inventory's check, hosts.c, when the host has one), or at the
+ * slot's capability but below the NIC's own (pcie_slot_limited: a x16 NIC in
+ * a x8 slot, a Gen5 NIC on a Gen4 port; placement, not a fault). */
+static void check_nic_link(struct rck_report *r, const char *host, bool has_inv, const struct rck_pcie *p,
+			   const struct rck_pcie_fn *f)
+{
+	const struct rck_pcie_fn *up = f->up >= 0 ? &p->fns[f->up] : NULL;
+	double speed;
+	unsigned int width;
+	struct rck_finding *fd;
+
+	if (!pcie_link_allowed(p, f, &speed, &width))
+		return;
+	if (f->speed < speed || f->width < width) {
+		if (has_inv)
+			return;
+		fd = an_add(r, RCK_FINDING_PCIE_DEGRADED, RCK_SEVERITY_DEGRADED, RCK_ENTITY_NIC, host, lp_label(f),
+			    NULL, NULL, "PCIe NIC %s at %g GT/s x%u, it and its slot allow %g GT/s x%u: trained down",
+			    f->address, f->speed, f->width, speed, width);
+	} else if (pcie_slot_limited(p, f)) {
+		fd = an_add(r, RCK_FINDING_PCIE_SLOT_LIMITED, RCK_SEVERITY_WARNING, RCK_ENTITY_NIC, host, lp_label(f),
+			    NULL, NULL,
+			    "PCIe NIC %s at %g GT/s x%u, all its slot (port %s) allows; the NIC can do %g GT/s x%u",
+			    f->address, f->speed, f->width, up ? up->address : "above", f->max_speed, f->max_width);
+	} else {
+		return;
+	}
+	an_value(fd, "speed_gts", f->speed);
+	an_value(fd, "width", f->width);
+	an_value(fd, "max_speed_gts", f->max_speed);
+	an_value(fd, "max_width", f->max_width);
+	an_value(fd, "slot_speed_gts", up && up->has_link ? up->max_speed : 0);
+	an_value(fd, "slot_width", up && up->has_link ? up->max_width : 0);
+	an_value(fd, "on_path", 1);
 }
 
 static void check_aer(struct rck_report *r, const char *host, const struct rck_analysis *a, const struct rck_pcie *now,
@@ -173,6 +211,8 @@ static void check_host(const struct rck_analysis *a, struct rck_report *r, unsig
 
 		if (f->kind == RCK_PCIE_GPU || f->port_type == 5)
 			check_link(r, host, p, f);
+		if (f->kind == RCK_PCIE_NIC)
+			check_nic_link(r, host, a->hosts[h].inv != NULL, p, f);
 		if (f->kind != RCK_PCIE_NIC || !f->has_devctl)
 			continue;
 		if (used[i] && !f->ro)
@@ -195,8 +235,8 @@ static void check_host(const struct rck_analysis *a, struct rck_report *r, unsig
 		       "iommu=pt keeps isolation without translation", p->iommu_source);
 	if (gpus && nics && p->peermem == RCK_NO && p->dmabuf != RCK_YES)
 		an_add(r, RCK_FINDING_GPU_PEERMEM, RCK_SEVERITY_WARNING, RCK_ENTITY_HOST, host, NULL, NULL, NULL,
-		       "%u GPUs and %u NICs but no GPU peer-memory path (nvidia_peermem not loaded, no dma-buf)",
-		       gpus, nics);
+		       "%u GPUs and %u NICs but no GPU peer-memory path (nvidia_peermem not loaded, no dma-buf%s)",
+		       gpus, nics, strcmp(p->dmabuf_source, "inferred") ? "" : ": inferred from the kernel release");
 }
 
 void an_check_pcie(const struct rck_analysis *a, struct rck_report *r)

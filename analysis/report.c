@@ -46,6 +46,7 @@ static const char *const code_names[RCK_FINDING_CODE_COUNT] = {
 	[RCK_FINDING_IOMMU_TRANSLATED] = "iommu_translated",
 	[RCK_FINDING_GPU_PEERMEM] = "gpu_peermem",
 	[RCK_FINDING_DRAIN_HELD] = "drain_held",
+	[RCK_FINDING_PCIE_SLOT_LIMITED] = "pcie_slot_limited",
 };
 
 RCK_EXPORT const char *rck_finding_code_name(enum rck_finding_code code)

@@ -16,10 +16,39 @@ static bool is_spare(const struct rck_analysis *a, const char *host)
 	return false;
 }
 
+/* The PCIe path lint (lint_pci.c) reports configuration: ACS redirect,
+ * relaxed ordering, MaxReadReq, a GPU far from its NIC, the IOMMU, peer
+ * memory, and links below capability on the path (GPUs lower their link
+ * speed when idle). Evidence enough to report, never to drain. The one
+ * PCIe fault that drains is uncorrectable AER errors counted on the host's
+ * own tree between two sweeps; a NIC's own link trained down
+ * (pcie_degraded from its inventory, hosts.c) drains as before. A tree
+ * that could not be read gives no finding at all. */
+static bool pcie_reported_only(const struct rck_finding *f)
+{
+	switch (f->code) {
+	case RCK_FINDING_PCIE_ACS_REDIRECT:
+	case RCK_FINDING_PCIE_RELAXED_ORDERING:
+	case RCK_FINDING_PCIE_MAX_READ_REQ:
+	case RCK_FINDING_GPU_NIC_FAR:
+	case RCK_FINDING_IOMMU_TRANSLATED:
+	case RCK_FINDING_GPU_PEERMEM:
+		return true;
+	case RCK_FINDING_PCIE_DEGRADED:
+		for (unsigned int i = 0; i < f->n_values; i++)
+			if (!strcmp(f->keys[i], "on_path"))
+				return true;
+		return false;
+	default:
+		return false;
+	}
+}
+
 static bool drainable(const struct rck_analysis *a, const struct rck_finding *f)
 {
 	return f->sev >= RCK_SEVERITY_DEGRADED && !f->suspect && f->host &&
-	       (f->entity == RCK_ENTITY_HOST || f->entity == RCK_ENTITY_NIC) && !is_spare(a, f->host);
+	       (f->entity == RCK_ENTITY_HOST || f->entity == RCK_ENTITY_NIC) && !is_spare(a, f->host) &&
+	       !pcie_reported_only(f);
 }
 
 RCK_EXPORT int rck_analysis_set_spare(struct rck_analysis *a, unsigned int host, bool spare)

@@ -44,6 +44,7 @@ struct rck_pcie {
 	enum rck_iommu_mode iommu;
 	char iommu_source[16];    /* "sysfs", "cmdline", "default" */
 	enum rck_tristate virt, peermem, dmabuf;
+	char dmabuf_source[16];   /* "kallsyms", "modules" (no RDMA core), "inferred" (kernel release), "" unknown */
 };
 
 /* Parsers of what we read ourselves (fuzzed: tests/fuzz/fuzz-pcie.c). */
@@ -53,6 +54,9 @@ enum rck_iommu_mode pcie_parse_cmdline(const char *cmdline);
 int pcie_parse_aer(const char *text, uint64_t *total);
 /* "6.1.0-18-amd64" -> 6, 1; 0 or -EINVAL. */
 int pcie_parse_release(const char *s, unsigned int *major, unsigned int *minor);
+/* /proc/kallsyms text (names are listed to every reader, only addresses
+ * are hidden): whether the RDMA core's dma-buf MR symbol is there. */
+bool pcie_kallsyms_dmabuf(const char *text, size_t len);
 /* An iommu group's type file: "identity" passthrough, "DMA"/"DMA-FQ" translated, else unknown. */
 enum rck_iommu_mode pcie_parse_group_type(const char *s);
 
@@ -78,11 +82,21 @@ enum rck_pcie_rel pcie_best(const struct rck_pcie *p, unsigned int g);
 /* Count of the bridges, index of their lowest common one (-1 none). */
 int pcie_common_bridge(const struct rck_pcie *p, int a, int b, unsigned int *switches);
 
+/* What @f's link can train to: the smaller of its own capability and that
+ * of the port above it (its slot). False without link capabilities. */
+bool pcie_link_allowed(const struct rck_pcie *p, const struct rck_pcie_fn *f, double *speed, unsigned int *width);
+/* @f links below its own capability only because the port above cannot do
+ * more (a x16 card in a x8 slot, a Gen5 card on a Gen4 port): not trained down. */
+bool pcie_slot_limited(const struct rck_pcie *p, const struct rck_pcie_fn *f);
 /* pcie_load.c: a snapshot from its JSON (fuzzed): 0, -EINVAL, -ENOMEM. */
 int pcie_parse(const char *buf, size_t len, struct rck_pcie **out);
 /* pcie_aer.c: a snapshot of AER counts alone (a sweep's state keeps them).
  * Copy @p's (NULL: empty); add one function. 0, -EINVAL, -ENOMEM. */
 int pcie_aer_copy(const struct rck_pcie *p, struct rck_pcie **out);
 int pcie_aer_add(struct rck_pcie *p, const char *address, const uint64_t aer[3]);
+/* pcie_copy.c: the snapshot as its compact rocecheck.topo/1 JSON (*buf
+ * owned by the caller, free()), and a deep copy through it. 0 or -errno. */
+int pcie_json_text(const struct rck_pcie *p, char **buf, size_t *len);
+int pcie_copy(const struct rck_pcie *p, struct rck_pcie **out);
 
 #endif

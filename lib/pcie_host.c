@@ -260,6 +260,42 @@ static void read_virt(struct rck_pcie *p, const char *sysdir, const char *procdi
 	}
 }
 
+#define KALLSYMS_MAX (64u << 20)
+
+bool pcie_kallsyms_dmabuf(const char *text, size_t len)
+{
+	static const char sym[] = " ib_umem_dmabuf_get";
+	const char *at = text, *end = text + len;
+
+	/* Lines are "ADDR TYPE NAME[\t[MODULE]]": the name ends the line or a tab. */
+	while ((at = memmem(at, (size_t)(end - at), sym, sizeof(sym) - 1))) {
+		const char *after = at + sizeof(sym) - 1;
+
+		if (after == end || *after == '\n' || *after == '\t')
+			return true;
+		at = after;
+	}
+	return false;
+}
+
+/* /proc/kallsyms with at least one symbol: yes or no from it, true; else false. */
+static bool read_kallsyms(struct rck_pcie *p, const char *procdir)
+{
+	char path[PATH_MAX], *buf;
+	size_t len;
+
+	if (rck_file_read(sysfs_at(path, sizeof(path), procdir, "kallsyms"), false, KALLSYMS_MAX, &buf, &len))
+		return false;
+	if (!len || !memchr(buf, '\n', len)) {
+		free(buf);
+		return false;
+	}
+	p->dmabuf = pcie_kallsyms_dmabuf(buf, len) ? RCK_YES : RCK_NO;
+	snprintf(p->dmabuf_source, sizeof(p->dmabuf_source), "kallsyms");
+	free(buf);
+	return true;
+}
+
 static void read_modules(struct rck_pcie *p, const char *sysdir, const char *procdir)
 {
 	char mods[PATH_MAX], path[PATH_MAX], rel[64];
@@ -272,14 +308,21 @@ static void read_modules(struct rck_pcie *p, const char *sysdir, const char *pro
 		return;
 	p->peermem = exists(mods, "nvidia_peermem") || exists(mods, "nv_peer_mem") ? RCK_YES : RCK_NO;
 	if (!exists(mods, "ib_core") && !exists(mods, "ib_uverbs")) {
-		p->dmabuf = RCK_NO;
+		p->dmabuf = RCK_NO; /* no RDMA core loaded: read, not inferred */
+		snprintf(p->dmabuf_source, sizeof(p->dmabuf_source), "modules");
 		return;
 	}
-	/* dma-buf memory regions came to the RDMA core in Linux 5.12. */
+	/* The real signal: ib_uverbs loaded with the RDMA core's dma-buf MR
+	 * code (ib_umem_dmabuf_get) in the kernel's symbol table. */
+	if (*procdir && exists(mods, "ib_uverbs") && read_kallsyms(p, procdir))
+		return;
+	/* Else inferred: dma-buf memory regions came to the RDMA core in Linux 5.12. */
 	if (*procdir && sysfs_read_str(sysfs_at(path, sizeof(path), procdir, "sys/kernel/osrelease"), rel,
 				       sizeof(rel)) == 0 &&
-	    pcie_parse_release(rel, &major, &minor) == 0)
+	    pcie_parse_release(rel, &major, &minor) == 0) {
 		p->dmabuf = major > 5 || (major == 5 && minor >= 12) ? RCK_YES : RCK_NO;
+		snprintf(p->dmabuf_source, sizeof(p->dmabuf_source), "inferred");
+	}
 }
 
 void pcie_read_host(const struct rck_ctx *ctx, struct rck_pcie *p, const char *sysdir, const char *procdir,

@@ -140,6 +140,7 @@ static int load_root(const json_t *root, struct rck_pcie *p)
 	p->virt = tri(json_object_get(root, "virtual"));
 	p->peermem = tri(json_object_get(root, "peermem"));
 	p->dmabuf = tri(json_object_get(root, "dmabuf"));
+	str_field(root, "dmabuf_source", p->dmabuf_source, sizeof(p->dmabuf_source));
 	p->fns = calloc(json_array_size(fns) + 1, sizeof(*p->fns));
 	if (!p->fns)
 		return -ENOMEM;

@@ -140,6 +140,11 @@ RCK_EXPORT enum rck_tristate rck_pcie_dmabuf(const struct rck_pcie *p)
 	return p->dmabuf;
 }
 
+RCK_EXPORT const char *rck_pcie_dmabuf_source(const struct rck_pcie *p)
+{
+	return p && p->dmabuf_source[0] ? p->dmabuf_source : NULL;
+}
+
 RCK_EXPORT const char *rck_pcie_fn_address(const struct rck_pcie_fn *fn)
 {
 	return fn->address;
@@ -256,4 +261,28 @@ RCK_EXPORT bool rck_pcie_fn_aer(const struct rck_pcie_fn *fn, uint64_t *correcta
 	if (fatal)
 		*fatal = fn->aer[2];
 	return true;
+}
+
+bool pcie_link_allowed(const struct rck_pcie *p, const struct rck_pcie_fn *f, double *speed, unsigned int *width)
+{
+	const struct rck_pcie_fn *up = f->up >= 0 ? &p->fns[f->up] : NULL;
+
+	if (!f->has_link || !f->max_speed || !f->max_width)
+		return false;
+	*speed = f->max_speed;
+	*width = f->max_width;
+	if (up && up->has_link && up->max_speed && up->max_width) {
+		*speed = up->max_speed < *speed ? up->max_speed : *speed;
+		*width = up->max_width < *width ? up->max_width : *width;
+	}
+	return true;
+}
+
+bool pcie_slot_limited(const struct rck_pcie *p, const struct rck_pcie_fn *f)
+{
+	double speed;
+	unsigned int width;
+
+	return pcie_link_allowed(p, f, &speed, &width) && f->speed >= speed && f->width >= width &&
+	       (f->speed < f->max_speed || f->width < f->max_width);
 }

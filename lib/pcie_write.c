@@ -113,6 +113,7 @@ static void write_fn_json(struct emit *e, const struct rck_pcie *p, const struct
 		gts(e, "max_speed_gts", f->max_speed);
 		emit_u64(e, "max_width", NULL, f->max_width);
 		emit_bool(e, "degraded", NULL, f->speed < f->max_speed || f->width < f->max_width);
+		emit_bool(e, "slot_limited", NULL, pcie_slot_limited(p, f));
 		emit_obj_close(e);
 	} else {
 		emit_null(e, "link", NULL);
@@ -159,7 +160,8 @@ static void write_fn_text(struct emit *e, const struct rck_pcie *p, const struct
 	snprintf(ids, sizeof(ids), "%04x:%04x", f->vendor, f->device);
 	if (f->has_link)
 		snprintf(link, sizeof(link), "%gGT/s x%u / %gGT/s x%u%s", f->speed, f->width, f->max_speed,
-			 f->max_width, f->speed < f->max_speed || f->width < f->max_width ? " DEGRADED" : "");
+			 f->max_width, pcie_slot_limited(p, f) ? " SLOT" :
+			 f->speed < f->max_speed || f->width < f->max_width ? " DEGRADED" : "");
 	if (f->has_acs)
 		acs_text(acs, sizeof(acs), f->acs_ctl);
 	if (f->has_aer)
@@ -281,7 +283,10 @@ RCK_EXPORT int rck_pcie_write(const struct rck_pcie *p, FILE *out, enum rck_form
 	emit_str(e, "iommu_source", " (%s)", p->iommu_source[0] ? p->iommu_source : NULL);
 	tri(e, "virtual", "  hypervisor: %s", p->virt);
 	tri(e, "peermem", "  nvidia_peermem: %s", p->peermem);
-	tri(e, "dmabuf", "  dma-buf: %s\n", p->dmabuf);
+	tri(e, "dmabuf", "  dma-buf: %s", p->dmabuf);
+	/* How it was told: the kernel's symbols, or inferred from its release. */
+	emit_str(e, "dmabuf_source", p->dmabuf_source[0] ? " (%s)\n" : "\n",
+		 p->dmabuf_source[0] ? p->dmabuf_source : NULL);
 	if (!emit_is_json(e)) {
 		emit_text(e, "\n%-12s  %-6s  %-9s  %-4s  %-36s  %-7s  %4s  %4s  %-15s  %-3s  %-11s  %s\n", "FUNCTION",
 			  "KIND", "ID", "NUMA", "LINK (NOW / CAPABLE)", "DEVCTL", "MPS", "MRRS", "ACS CTL", "ATS",

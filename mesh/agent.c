@@ -330,7 +330,7 @@ static int handle(struct session *s, const struct wire_frame *f)
 
 	if (rc || f->h.type == AG_ERROR || f->h.type == AG_HOST || f->h.type == AG_COUNTERS ||
 	    f->h.type == AG_SERVING || f->h.type == AG_SERVED || f->h.type == AG_RESULT ||
-	    f->h.type == AG_DCB) {
+	    f->h.type == AG_DCB || f->h.type == AG_PCIE) {
 		rck_warn(s->a->ctx, "agent: %s: %s %s request (type %u), closing", s->peer,
 			 rc ? "malformed" : "unexpected", ag_type_name(f->h.type), f->h.type);
 		return -EBADMSG;
@@ -358,6 +358,14 @@ static int handle(struct session *s, const struct wire_frame *f)
 		if (rc)
 			return reply_error(s, m->id, RCK_PROBE_SYSTEM, "cannot encode the DCB state") ? -EPIPE : 0;
 		return send_reply(s, AG_DCB, s->out, len) ? -EPIPE : 0;
+	}
+	case AG_PCIE_GET: {
+		size_t len;
+
+		rc = agent_pcie(s->a->ctx, m->id, s->out, AG_MAX_PAYLOAD, &len);
+		if (rc)
+			return reply_error(s, m->id, RCK_PROBE_SYSTEM, "cannot encode the PCIe paths") ? -EPIPE : 0;
+		return send_reply(s, AG_PCIE, s->out, len) ? -EPIPE : 0;
 	}
 	case AG_SNAPSHOT:
 		req = malloc(sizeof(*req));

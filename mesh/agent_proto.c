@@ -31,6 +31,7 @@ const char *ag_type_name(uint16_t type)
 		[AG_SNAPSHOT] = "SNAPSHOT", [AG_COUNTERS] = "COUNTERS", [AG_SERVE] = "SERVE",
 		[AG_SERVING] = "SERVING", [AG_SERVED] = "SERVED", [AG_RUN] = "RUN",
 		[AG_RESULT] = "RESULT", [AG_CLOSE] = "CLOSE", [AG_DCB_GET] = "DCB_GET", [AG_DCB] = "DCB",
+		[AG_PCIE_GET] = "PCIE_GET", [AG_PCIE] = "PCIE",
 	};
 
 	return type < sizeof(names) / sizeof(names[0]) && names[type] ? names[type] : "unknown";
@@ -104,12 +105,14 @@ int ag_encode(const struct ag_msg *m, uint8_t *buf, size_t cap, size_t *len)
 	case AG_ERROR:
 	case AG_SERVED:
 	case AG_DCB:
+	case AG_PCIE:
 		wire_attr_put_u32(&b, A_STATUS, m->status);
 		wire_attr_put_str(&b, A_TEXT, m->text);
 		break;
 	case AG_DESCRIBE:
 	case AG_CLOSE:
 	case AG_DCB_GET:
+	case AG_PCIE_GET:
 		break;
 	case AG_HOST:
 		if (m->n_nics > AG_MAX_NICS)
@@ -259,7 +262,7 @@ int ag_decode(uint16_t type, const uint8_t *p, size_t len, struct ag_msg *m)
 
 	ag_msg_clear(m);
 	m->type = type;
-	if (type < AG_ERROR || type > AG_TYPE_MAX)
+	if (type < AG_ERROR || type > AG_TYPE_MAX || (type > AG_DCB && type < AG_PCIE_GET))
 		return -ENOMSG;
 	rc = wire_attr_parse(p, len, tb, A_MAX);
 	if (rc)

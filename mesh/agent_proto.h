@@ -34,12 +34,17 @@ enum ag_type {
 	AG_CLOSE = 11,   /* the coordinator is done */
 	AG_DCB_GET = 12, /* -> the DCB state of the host's RDMA netdevs */
 	AG_DCB = 13,     /* status, text (why not read), one AG_A_DCB_PORT nest per netdev */
-	AG_TYPE_MAX = AG_DCB
+	/* 14 .. 20: the task protocol's (agent_tasks_proto.h) */
+	AG_PCIE_GET = 21, /* -> the host's PCIe paths (GPUs, NICs, bridges, IOMMU) */
+	AG_PCIE = 22,     /* status, text (why not read), AG_A_PCIE_TOPO */
+	AG_TYPE_MAX = AG_PCIE
 };
 
 /* AG_DCB's port nests: a type above every plain attribute. */
 #define AG_A_DCB_PORT 64
 #define AG_MAX_DCB_PORTS 256
+/* AG_PCIE's snapshot: the rocecheck.topo/1 JSON document rck_pcie_write() writes. */
+#define AG_A_PCIE_TOPO 65
 
 /* AG_ERROR status beyond enum rck_probe_status. */
 #define AG_ERR_BUSY 0x100   /* another coordinator's session runs */
@@ -132,5 +137,22 @@ int ag_dcb_encode(uint32_t id, const struct rck_dcb *const *ports, size_t n, con
 /* Decode an AG_DCB payload: 0, -EBADMSG (malformed or out of range), -ENOMEM. */
 int ag_dcb_decode(const uint8_t *p, size_t len, struct ag_dcb *out);
 void ag_dcb_clear(struct ag_dcb *d);
+
+struct rck_pcie;
+
+/* An AG_PCIE decoded: the snapshot (owned, rck_pcie_free()) or, with
+ * @failed, the agent's reason in @error. */
+struct ag_pcie {
+	uint32_t id;
+	bool failed;
+	char error[AG_TEXT_MAX];
+	struct rck_pcie *pcie;
+};
+
+/* Encode an AG_PCIE with @p, or with @error (then @p NULL): 0, -ENOBUFS, -ENOMEM. */
+int ag_pcie_encode(uint32_t id, const struct rck_pcie *p, const char *error, uint8_t *buf, size_t cap,
+		   size_t *len);
+/* Decode an AG_PCIE payload: 0, -EBADMSG (malformed, not a snapshot), -ENOMEM. */
+int ag_pcie_decode(const uint8_t *p, size_t len, struct ag_pcie *out);
 
 #endif

@@ -35,6 +35,10 @@ int agent_check_probe(const struct ag_msg *req, const struct rck_agent_opts *o, 
  * 0, or -errno when no reply could be encoded. */
 int agent_dcb(struct rck_ctx *ctx, const struct rck_agent_opts *o, uint32_t id, uint8_t *buf,
 	      size_t cap, size_t *len);
+/* Encode the AG_PCIE reply to request @id into @buf: the host's PCIe paths
+ * (under the context's sysfs root), or why they cannot be read. 0, or
+ * -errno when no reply could be encoded. */
+int agent_pcie(struct rck_ctx *ctx, uint32_t id, uint8_t *buf, size_t cap, size_t *len);
 /* Run the probe of an AG_RUN and send its AG_RESULT. */
 void agent_run_probe(struct rck_ctx *ctx, const struct ag_msg *req, struct ag_msg *scratch,
 		     agent_send_fn send, void *arg);

@@ -145,6 +145,19 @@ static int add_nics(struct sweep *s, struct host *h, const struct ag_msg *m)
 	return 0;
 }
 
+/* After the describe (and DCB) step: ask for the PCIe paths, or the host is settled. */
+static void ask_pcie(struct sweep *s, struct host *h)
+{
+	if (!s->c->pcie) {
+		s->settled++;
+		return;
+	}
+	memset(s->msg, 0, sizeof(*s->msg));
+	s->msg->type = AG_PCIE_GET;
+	send_msg(s, h, s->msg);
+	h->st = H_PCIE;
+}
+
 /* The handshake and the describe step, one frame at a time. */
 static void handshake_frame(struct sweep *s, struct host *h, const struct wire_frame *f)
 {
@@ -152,7 +165,7 @@ static void handshake_frame(struct sweep *s, struct host *h, const struct wire_f
 	size_t len;
 	int rc;
 
-	if (f->h.type == AG_ERROR && h->st != H_DCB) {
+	if (f->h.type == AG_ERROR && h->st != H_DCB && h->st != H_PCIE) {
 		rc = ag_decode(f->h.type, f->payload, f->h.length, s->msg);
 		coord_host_dead(s, h, "agent refused: %s", rc ? "malformed error" : s->msg->text);
 		return;
@@ -199,7 +212,7 @@ static void handshake_frame(struct sweep *s, struct host *h, const struct wire_f
 		}
 		h->st = H_READY;
 		if (!s->c->dcb) {
-			s->settled++;
+			ask_pcie(s, h);
 			return;
 		}
 		memset(s->msg, 0, sizeof(*s->msg));
@@ -214,6 +227,18 @@ static void handshake_frame(struct sweep *s, struct host *h, const struct wire_f
 			 : -EBADMSG;
 		if (rc) {
 			coord_host_dead(s, h, "%s", "malformed DCB state");
+			return;
+		}
+		h->st = H_READY;
+		ask_pcie(s, h);
+		return;
+	case H_PCIE: /* likewise: a refusal or a read error is noted, never fatal */
+		rc = f->h.type == AG_PCIE ? coord_pcie_reply(s->m, (unsigned int)(h - s->h), f->payload, f->h.length)
+		     : f->h.type == AG_ERROR && !ag_decode(f->h.type, f->payload, f->h.length, s->msg)
+			 ? rck_mesh_host_set_pcie(s->m, (unsigned int)(h - s->h), NULL, s->msg->text)
+			 : -EBADMSG;
+		if (rc) {
+			coord_host_dead(s, h, "%s", "malformed PCIe paths");
 			return;
 		}
 		h->st = H_READY;

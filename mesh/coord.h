@@ -51,9 +51,12 @@ struct rck_mesh_config {
 	atomic_int cancel;
 	bool dcb;          /* ask each agent for its DCB state (coord_dcb.c) */
 	enum rck_mesh_schedule schedule;
+	bool pcie;         /* ask each agent for its PCIe paths (coord_pcie.c) */
 };
 
 /* Keep host @h's AG_DCB reply (@p, @len: its payload) in @m: 0, -EBADMSG, -ENOMEM. */
 int coord_dcb_reply(struct rck_mesh *m, unsigned int h, const uint8_t *p, size_t len);
+/* Keep host @h's AG_PCIE reply in @m: 0, -EBADMSG, -ENOMEM. */
+int coord_pcie_reply(struct rck_mesh *m, unsigned int h, const uint8_t *p, size_t len);
 
 #endif

@@ -51,6 +51,9 @@ struct mesh_host {
 	uint32_t *nics;
 	unsigned int n_nics;
 	struct dcb_set dcb;     /* its RDMA netdevs' DCB state (result_dcb.c) */
+	bool pcie_has;          /* PCIe paths collected (result_pcie.c): */
+	struct rck_pcie *pcie;  /* the snapshot, or NULL with */
+	char *pcie_error;       /* the agent's reason */
 };
 
 struct rck_mesh {
@@ -81,5 +84,14 @@ void mesh_order_free(struct mesh_order *o);
 struct emit;
 /* Text only: probes ok and failed, medians, worst links, hosts down. */
 int mesh_write_summary(struct emit *e, const struct rck_mesh *m);
+/* Free host @h's PCIe paths and error; not collected again (result_pcie.c). */
+void mesh_host_pcie_clear(struct mesh_host *h);
+/* The result's "pcie" member of host @h, left out when not collected. */
+struct emit;
+void mesh_write_pcie(struct emit *e, const struct mesh_host *h);
+/* Load a "pcie" member (NULL or null: not collected): 0, -ENOMEM, or
+ * -EINVAL with *@why naming what is wrong. */
+struct json_t;
+int mesh_load_pcie(struct rck_mesh *m, unsigned int h, const struct json_t *j, const char **why);
 
 #endif

@@ -159,6 +159,7 @@ static int write_hosts(struct emit *e, const struct rck_mesh *m, const struct me
 		write_host_nics(e, m, o, &m->hosts[h]);
 		emit_arr_close(e);
 		write_dcb(e, &m->hosts[h]);
+		mesh_write_pcie(e, &m->hosts[h]);
 		emit_obj_close(e);
 	}
 	emit_arr_close(e);

@@ -288,6 +288,13 @@ static int load_host(struct loader *l, struct rck_mesh *m, size_t i, const json_
 	if (l->n_nics + json_array_size(nics) > LOAD_MAX_NICS)
 		return bad(l, "too many NICs");
 	rc = load_dcb(l, m, h, json_object_get(jh, "dcb"));
+	if (!rc) {
+		const char *pwhy;
+
+		rc = mesh_load_pcie(m, h, json_object_get(jh, "pcie"), &pwhy);
+		if (rc == -EINVAL)
+			rc = bad(l, pwhy ? pwhy : "\"pcie\" is not a PCIe summary");
+	}
 	json_array_foreach(nics, j, jn) {
 		if (rc)
 			break;

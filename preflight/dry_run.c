@@ -35,6 +35,9 @@ int preflight_sweep_settings(struct rck_mesh_config *mc, const struct rck_prefli
 	/* Every host's DCB state, for the cross-host lint (PFC, trust, DSCP map). */
 	if (!rc)
 		rc = rck_mesh_config_set_dcb(mc, true);
+	/* And its PCIe paths, for the GPUDirect lint (ACS, pairing, links). */
+	if (!rc)
+		rc = rck_mesh_config_set_pcie(mc, true);
 	if (!rc)
 		rc = rck_mesh_config_set_probe(mc, c->transport, c->size, c->iters, c->duration_s);
 	return rc;

@@ -22,7 +22,7 @@ static void on_signal(int sig)
 }
 
 enum { OPT_HOSTS = 256, OPT_HOSTFILE, OPT_PATTERN, OPT_PAIRS, OPT_DEADLINE, OPT_OUTPUT,
-       OPT_HEATMAP, OPT_FROM, OPT_DCB, OPT_DRY_RUN, OPT_BIDIR };
+       OPT_HEATMAP, OPT_FROM, OPT_DCB, OPT_DRY_RUN, OPT_BIDIR, OPT_PCIE };
 
 const struct cli_opt mesh_opts[] = {
 	{ OPT_HOSTS, 0, "hosts", "LIST", "hosts or a nodelist (node[01-16]); NAME:PORT: an agent on another port" },
@@ -35,6 +35,7 @@ const struct cli_opt mesh_opts[] = {
 	{ OPT_HEATMAP, 0, "heatmap", "FILE", "draw the bandwidth (else latency) matrix to FILE.svg or FILE.png" },
 	{ OPT_FROM, 0, "from", "FILE", "no sweep: load a result saved with --output" },
 	{ OPT_DCB, 0, "dcb", NULL, "also keep each host's DCB state (PFC, trust, DSCP map...) as its agent reads it" },
+	{ OPT_PCIE, 0, "pcie", NULL, "also keep each host's PCIe paths (GPU-NIC pairing, ACS, links...) as its agent reads them" },
 	{ OPT_BIDIR, 0, "bidir", NULL,
 	  "full pattern: both directions of a pair at once (n-1 steps; each end's counters see both)" },
 	{ OPT_DRY_RUN, 0, "dry-run", NULL, "print the hosts and the plan; contact no one, start nothing" },
@@ -114,7 +115,7 @@ struct mesh_args {
 	struct rck_launch *launch; /* agents started by --launcher, stopped at the end */
 	struct shared_probe probe; /* the options mesh and preflight share */
 	double deadline;
-	bool dcb, dry_run, bidir;
+	bool dcb, dry_run, bidir, pcie;
 };
 
 static int mesh_opt(struct cli *cli, void *data, int c, const char *arg)
@@ -160,6 +161,9 @@ static int mesh_opt(struct cli *cli, void *data, int c, const char *arg)
 		return 0;
 	case OPT_DCB:
 		a->dcb = true;
+		return 0;
+	case OPT_PCIE:
+		a->pcie = true;
 		return 0;
 	case OPT_BIDIR:
 		a->bidir = true;
@@ -220,7 +224,7 @@ static int finish_config(struct cli *cli, struct mesh_args *a)
 	if (rc)
 		return rc;
 	if (rck_mesh_config_set_deadline(a->c, a->deadline) || rck_mesh_config_set_dcb(a->c, a->dcb) ||
-	    rck_mesh_config_set_bidir(a->c, a->bidir))
+	    rck_mesh_config_set_bidir(a->c, a->bidir) || rck_mesh_config_set_pcie(a->c, a->pcie))
 		return cli_bad_args(cli, "invalid probe settings");
 	if (shared_probe_key_file(&a->probe) && !a->dry_run) {
 		rc = rck_key_load(shared_probe_key_file(&a->probe), key, sizeof(key), &len, err, sizeof(err));
@@ -319,9 +323,9 @@ int cmd_mesh(struct cli *cli, int argc, char **argv)
 		rc = cli_usage_err(cli, "unexpected argument '%s'", cli->args[0]);
 	if (!rc && a.from) {
 		if (rck_hostlist_count(a.hl) || a.probe.launcher || a.pairs || a.pattern || a.dcb || a.probe.schedule_set ||
-		    a.dry_run || a.bidir)
+		    a.dry_run || a.bidir || a.pcie)
 			rc = cli_usage_err(cli, "--from loads a result: no --hosts, --hostfile, "
-						"--launcher, --pattern, --pairs, --dcb, --bidir, --schedule or --dry-run with it");
+						"--launcher, --pattern, --pairs, --dcb, --pcie, --bidir, --schedule or --dry-run with it");
 		else
 			rc = load(cli, &a);
 		goto out;

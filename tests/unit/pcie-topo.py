@@ -58,12 +58,20 @@ check("h200 functions", [(f["address"], f["kind"], f["vendor"], f["device"]) for
       [("0000:00:06.0", "gpu", "10de", "2335")])
 g = d["functions"][0]
 check("h200 link", g["link"], {"speed_gts": 32.0, "width": 16, "max_speed_gts": 32.0, "max_width": 16,
-                               "degraded": False})
+                               "degraded": False, "slot_limited": False})
 check("h200 host", (d["iommu"], d["virtual"], d["peermem"], g["numa_node"], g["driver"]),
       ("off", True, False, None, "nvidia"))
 check("h200 pairing", (d["gpus"][0]["best_relation"], d["gpus"][0]["nics"]), (None, {}))
 text = topo("h200-vm")
 check("h200 text", "0000:00:06.0  gpu     10de:2335" in text and "32GT/s x16 / 32GT/s x16" in text, True)
+
+# A x16 Gen5 NIC in a Gen4 x8 slot: slot-limited, not degraded in text.
+d = topo("slot-x8", "-j")
+lk = {f["address"]: f["link"] for f in d["functions"]}
+check("slot-x8 nic", (lk["0000:e5:00.0"]["degraded"], lk["0000:e5:00.0"]["slot_limited"]), (True, True))
+check("slot-x8 others", sum(v["slot_limited"] for v in lk.values() if v), 2)
+text = topo("slot-x8")
+check("slot-x8 text", "16GT/s x8 / 32GT/s x16 SLOT " in text and " DEGRADED" not in text, True)
 
 # The cron sweep: AER counts kept in the state, rising ones named next run;
 # the Prometheus textfile carries link state and AER totals.

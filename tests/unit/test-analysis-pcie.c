@@ -353,6 +353,63 @@ static void load_round_trip(void **state)
 	}
 }
 
+/* A NIC linked at what its slot allows, below its own capability, is
+ * pcie_slot_limited (a warning, never drained), not pcie_degraded; below
+ * what both allow it is pcie_degraded, and the inventory's check gives way
+ * to the slot's. */
+static void slot_limited(void **state)
+{
+	struct rck_inventory *inv = fixture_inventory("mlx5");
+	struct rck_pcie *p = tree("slot-x8");
+	struct rck_sweep_input in = { .size = sizeof(in), .inv = inv };
+	struct rck_report *r = one(p, NULL, 0);
+	struct rck_sweep *s;
+	enum rck_severity sev;
+	unsigned int slot = 0, degraded = 0;
+	const char *nic;
+
+	(void)state;
+	assert_int_equal(count(r, RCK_FINDING_PCIE_SLOT_LIMITED, &nic, &sev), 2);
+	assert_string_equal(nic, "mlx5_6");
+	assert_int_equal(sev, RCK_SEVERITY_WARNING);
+	assert_int_equal(count(r, RCK_FINDING_PCIE_DEGRADED, NULL, NULL), 0);
+	assert_int_equal(rck_report_drain_count(r), 0);
+	rck_report_free(r);
+	/* Trained down under a x16 slot: degraded (the path lint's: not drained). */
+	fn(p, "0000:e2:02.0")->max_width = 16;
+	r = one(p, NULL, 0);
+	assert_int_equal(count(r, RCK_FINDING_PCIE_SLOT_LIMITED, NULL, NULL), 0);
+	assert_int_equal(count(r, RCK_FINDING_PCIE_DEGRADED, &nic, &sev), 2);
+	assert_string_equal(nic, "mlx5_6");
+	assert_int_equal(sev, RCK_SEVERITY_DEGRADED);
+	assert_int_equal(rck_report_drain_count(r), 0);
+	rck_report_free(r);
+	/* The inventory's NIC mlx5_10 (0000:3b:00.0, x8 of x16): pcie_degraded
+	 * from its own registers, unless its slot is a x8 one. */
+	fn(p, "0000:e2:02.0")->max_width = 8;
+	snprintf(fn(p, "0000:e5:00.0")->address, sizeof(p->fns[0].address), "0000:3b:00.0");
+	in.pcie = p;
+	assert_int_equal(rck_sweep_run(&in, NULL, &s), 0);
+	for (unsigned int i = 0; i < rck_sweep_finding_count(s); i++) {
+		const struct rck_finding *f = rck_sweep_finding(s, i, NULL);
+
+		slot += rck_finding_code(f) == RCK_FINDING_PCIE_SLOT_LIMITED;
+		degraded += rck_finding_code(f) == RCK_FINDING_PCIE_DEGRADED;
+	}
+	assert_int_equal(slot, 2);
+	assert_int_equal(degraded, 0);
+	rck_sweep_free(s);
+	in.pcie = NULL;
+	degraded = 0;
+	assert_int_equal(rck_sweep_run(&in, NULL, &s), 0);
+	for (unsigned int i = 0; i < rck_sweep_finding_count(s); i++)
+		degraded += rck_finding_code(rck_sweep_finding(s, i, NULL)) == RCK_FINDING_PCIE_DEGRADED;
+	assert_int_equal(degraded, 1);
+	rck_sweep_free(s);
+	rck_pcie_free(p);
+	rck_inventory_free(inv);
+}
+
 /* The sweep judges the paths it is given, keeps AER counts in its state,
  * and still takes an input sized before the pcie member existed. */
 static void sweep_input(void **state)
@@ -395,6 +452,7 @@ int main(void)
 		cmocka_unit_test(h200_guest),
 		cmocka_unit_test(odd_host_out),
 		cmocka_unit_test(sweep_input),
+		cmocka_unit_test(slot_limited),
 		cmocka_unit_test(load_round_trip),
 	};
 

@@ -454,7 +454,7 @@ static void test_npd_cut(void **state)
 	(void)state;
 	assert_non_null(s.counted = sw_report_new());
 	an_add(s.counted, RCK_FINDING_PCIE_DEGRADED, RCK_SEVERITY_DEGRADED, RCK_ENTITY_NIC, "h",
-	       "mlx5_10", NULL, NULL, "PCIe 0000:3b:00.0 at 16.0 GT/s x8, the slot allows 16.0 GT/s x16: "
+	       "mlx5_10", NULL, NULL, "PCIe 0000:3b:00.0 at 16.0 GT/s x8, the NIC can do 16.0 GT/s x16: "
 	       "bandwidth capped \x01 and more words");
 	an_add(s.counted, RCK_FINDING_ERROR_COUNTER, RCK_SEVERITY_WARNING, RCK_ENTITY_NIC, "h",
 	       "mlx5_10/1", NULL, NULL, "warning only");
@@ -466,11 +466,11 @@ static void test_npd_cut(void **state)
 	rck_report_free(s.counted);
 	assert_non_null(s.counted = sw_report_new());
 	an_add(s.counted, RCK_FINDING_PCIE_DEGRADED, RCK_SEVERITY_DEGRADED, RCK_ENTITY_NIC, "h",
-	       "mlx5_10", NULL, NULL, "PCIe 0000:3b:00.0 at 16.0 GT/s x8, the slot allows 16.0 GT/s x16: "
+	       "mlx5_10", NULL, NULL, "PCIe 0000:3b:00.0 at 16.0 GT/s x8, the NIC can do 16.0 GT/s x16: "
 	       "bandwidth capped");
 	an_finish(s.counted);
 	npd(&s, line);
-	assert_string_equal(line, "rocecheck: pcie_degraded mlx5_10 PCIe 0000:3b:00.0 at 16.0 GT/s x8, the slot");
+	assert_string_equal(line, "rocecheck: pcie_degraded mlx5_10 PCIe 0000:3b:00.0 at 16.0 GT/s x8, the NIC can");
 	rck_report_free(s.counted);
 	/* No parenthesis left open at the cut. */
 	assert_non_null(s.counted = sw_report_new());

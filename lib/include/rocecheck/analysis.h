@@ -76,6 +76,7 @@ enum rck_finding_code {
 	RCK_FINDING_IOMMU_TRANSLATED,       /**< the IOMMU translates DMA on bare metal */
 	RCK_FINDING_GPU_PEERMEM,            /**< GPUs and NICs without a GPU peer-memory path */
 	RCK_FINDING_DRAIN_HELD,             /**< more hosts looked bad than drain_max_fraction: none drained */
+	RCK_FINDING_PCIE_SLOT_LIMITED,      /**< a NIC's link at its slot's capability, below its own */
 	RCK_FINDING_CODE_COUNT
 };
 
@@ -299,7 +300,9 @@ struct rck_mesh;
  * skipped first attempt becomes a failed probe with the skip's reason. @m
  * is only read (strings copied). Returns 0, -EINVAL (NULL, a bad cell),
  * -EEXIST (a host name already in @a), -ENOMEM; on error @a holds part of
- * the result and should be freed.
+ * the result and should be freed. Each host's PCIe paths, when the sweep
+ * collected them (rck_mesh_host_pcie()), are given as
+ * rck_analysis_set_host_pcie() does, borrowed: @m must then outlive @a.
  */
 int rck_analysis_add_mesh(struct rck_analysis *a, const struct rck_mesh *m);
 

@@ -473,6 +473,31 @@ void rck_mesh_cancel(struct rck_mesh_config *c);
  */
 int rck_mesh_run(struct rck_ctx *ctx, struct rck_mesh_config *c, struct rck_mesh **out);
 
+/* PCIe paths reported by the agents (mesh/coord_pcie.c, mesh/result_pcie.c) */
+struct rck_pcie;
+/**
+ * Ask every agent for its host's PCIe paths (rocecheck/pcie.h: GPUs, NICs,
+ * the bridges between them, ACS, relaxed ordering, MaxReadReq, links, AER,
+ * IOMMU, peer memory) after its NICs and DCB state; off by default. An
+ * agent that cannot read them is noted, not marked unreachable. 0 or -EINVAL.
+ */
+int rck_mesh_config_set_pcie(struct rck_mesh_config *c, bool collect);
+/**
+ * Keep host @h's PCIe paths as its agent read them (@p copied; replaces
+ * what was kept) or, with @p NULL, @error (copied, one line): why the agent
+ * could not read them. Exactly one of @p and @error. 0, -EINVAL, -ENOMEM.
+ */
+int rck_mesh_host_set_pcie(struct rck_mesh *m, unsigned int h, const struct rck_pcie *p,
+			   const char *error);
+/**
+ * Host @h's PCIe paths: 0 with *@p (owned by @m, NULL when the agent could
+ * not read them, then *@error its reason, else NULL), -ENOENT when not
+ * collected (not asked for, or the host never answered), -EINVAL.
+ * Either pointer may be NULL.
+ */
+int rck_mesh_host_pcie(const struct rck_mesh *m, unsigned int h, const struct rck_pcie **p,
+		       const char **error);
+
 #ifdef __cplusplus
 }
 #endif

@@ -97,8 +97,16 @@ const char *rck_iommu_mode_name(enum rck_iommu_mode m);
 enum rck_tristate rck_pcie_virtual(const struct rck_pcie *p);
 /** nvidia_peermem (or the older nv_peer_mem) loaded. */
 enum rck_tristate rck_pcie_peermem(const struct rck_pcie *p);
-/** The RDMA stack can register dma-buf memory (ib_uverbs of kernel 5.12 or later). */
+/**
+ * The RDMA stack can register dma-buf memory: ib_uverbs loaded and its
+ * dma-buf MR code (ib_umem_dmabuf_get) listed in /proc/kallsyms (names are
+ * listed to every reader), else inferred from the kernel release (5.12 or
+ * later) with ib_core or ib_uverbs loaded; rck_pcie_dmabuf_source() says which.
+ */
 enum rck_tristate rck_pcie_dmabuf(const struct rck_pcie *p);
+/** "kallsyms" (read there), "modules" (no: neither ib_core nor ib_uverbs loaded),
+ * "inferred" (from the kernel release), NULL unknown. Owned by @p. */
+const char *rck_pcie_dmabuf_source(const struct rck_pcie *p);
 
 /**
  * Relation of two endpoints; RCK_PCIE_REL_COUNT when either is not in @p.
