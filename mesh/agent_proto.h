@@ -133,4 +133,8 @@ int ag_dcb_encode(uint32_t id, const struct rck_dcb *const *ports, size_t n, con
 int ag_dcb_decode(const uint8_t *p, size_t len, struct ag_dcb *out);
 void ag_dcb_clear(struct ag_dcb *d);
 
+/* LLDP neighbours of the host's RDMA netdevs (agent_lldp.h): numbered after
+ * the task types, encoded and decoded apart from ag_encode()/ag_decode(). */
+enum { AG_LLDP_GET = 23, AG_LLDP = 24 };
+
 #endif

@@ -145,6 +145,20 @@ static int add_nics(struct sweep *s, struct host *h, const struct ag_msg *m)
 	return 0;
 }
 
+/* After the NICs (and DCB state): the LLDP neighbours when asked, else the
+ * host is met. */
+static void ask_lldp(struct sweep *s, struct host *h)
+{
+	size_t len;
+
+	if (!s->c->lldp || coord_lldp_request(s->c, s->buf, AG_MAX_PAYLOAD, &len)) {
+		s->settled++;
+		return;
+	}
+	coord_queue(s, h, AG_LLDP_GET, s->buf, len);
+	h->st = H_LLDP;
+}
+
 /* The handshake and the describe step, one frame at a time. */
 static void handshake_frame(struct sweep *s, struct host *h, const struct wire_frame *f)
 {
@@ -152,7 +166,7 @@ static void handshake_frame(struct sweep *s, struct host *h, const struct wire_f
 	size_t len;
 	int rc;
 
-	if (f->h.type == AG_ERROR && h->st != H_DCB) {
+	if (f->h.type == AG_ERROR && h->st != H_DCB && h->st != H_LLDP) {
 		rc = ag_decode(f->h.type, f->payload, f->h.length, s->msg);
 		coord_host_dead(s, h, "agent refused: %s", rc ? "malformed error" : s->msg->text);
 		return;
@@ -199,7 +213,7 @@ static void handshake_frame(struct sweep *s, struct host *h, const struct wire_f
 		}
 		h->st = H_READY;
 		if (!s->c->dcb) {
-			s->settled++;
+			ask_lldp(s, h);
 			return;
 		}
 		memset(s->msg, 0, sizeof(*s->msg));
@@ -214,6 +228,18 @@ static void handshake_frame(struct sweep *s, struct host *h, const struct wire_f
 			 : -EBADMSG;
 		if (rc) {
 			coord_host_dead(s, h, "%s", "malformed DCB state");
+			return;
+		}
+		h->st = H_READY;
+		ask_lldp(s, h);
+		return;
+	case H_LLDP: /* likewise */
+		rc = f->h.type == AG_LLDP ? coord_lldp_reply(s->m, (unsigned int)(h - s->h), f->payload, f->h.length)
+		     : f->h.type == AG_ERROR && !ag_decode(f->h.type, f->payload, f->h.length, s->msg)
+			 ? rck_mesh_host_set_lldp(s->m, (unsigned int)(h - s->h), NULL, 0, s->msg->text)
+			 : -EBADMSG;
+		if (rc) {
+			coord_host_dead(s, h, "%s", "malformed LLDP neighbours");
 			return;
 		}
 		h->st = H_READY;
@@ -397,7 +423,7 @@ static void poll_now(void *arg)
 /* Connect, authenticate and describe every host within the timeout. */
 void coord_meet_hosts(struct sweep *s, uint64_t deadline)
 {
-	uint64_t until = wire_now_ns() + (uint64_t)s->timeout_ms * 1000000ull;
+	uint64_t until = wire_now_ns() + (uint64_t)(s->timeout_ms + (s->c->lldp ? s->c->lldp_capture_ms : 0)) * 1000000ull;
 	struct mesh_resolve_cb cb = {.ready = host_resolved, .extra_fd = s->ep, .extra = poll_now, .arg = s};
 	struct mesh_addr *a = NULL;
 	int rc;

@@ -46,11 +46,22 @@ struct mesh_nic {
 	uint32_t host;
 };
 
+/* A host's LLDP neighbours as its agent heard them (result_lldp.c): every
+ * string of the records owned here. */
+struct mesh_lldp {
+	bool has;
+	char *error;
+	struct rck_topology_neighbour *nb;
+	size_t n;
+};
+void mesh_lldp_clear(struct mesh_lldp *l);
+
 struct mesh_host {
 	char *unreachable;
 	uint32_t *nics;
 	unsigned int n_nics;
 	struct dcb_set dcb;     /* its RDMA netdevs' DCB state (result_dcb.c) */
+	struct mesh_lldp lldp;
 };
 
 struct rck_mesh {
