@@ -340,7 +340,9 @@ static void host_event(struct sweep *s, struct host *h, uint32_t ev)
 		size_t off = 0;
 
 		if (n == 0) {
-			const char *why = s->ops ? s->ops->close_reason(s, h) : NULL;
+			const char *why = h->st == H_LLDP ? "its agent closed the session on the LLDP request "
+							    "(agent message type 23): it predates that feature; upgrade it"
+					  : s->ops ? s->ops->close_reason(s, h) : NULL;
 
 			coord_host_dead(s, h, "agent connection lost: %s", why ? why : "closed by the agent");
 			return;

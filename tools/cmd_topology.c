@@ -125,6 +125,7 @@ static int from_agents(struct cli *cli, struct rck_topology *t, const struct top
 {
 	struct rck_mesh_config *c = NULL;
 	struct rck_mesh *m = NULL;
+	unsigned int answered = 0;
 	int rc = rck_mesh_config_new(&c);
 
 	if (!rc)
@@ -137,8 +138,12 @@ static int from_agents(struct cli *cli, struct rck_topology *t, const struct top
 
 		if (why)
 			cli_msg(cli, "%s: unreachable: %s", rck_mesh_host_name(m, h), why);
-		else if (!rck_mesh_host_lldp_count(m, h, &n, &why) && why)
+		else if (!rck_mesh_host_lldp_count(m, h, &n, &why) && (answered++, why))
 			cli_msg(cli, "%s: LLDP: %s", rck_mesh_host_name(m, h), why);
+	}
+	if (!rc && !answered) {
+		cli_msg(cli, "--from-agents: no agent answered");
+		rc = -EHOSTUNREACH;
 	}
 	if (!rc)
 		rc = rck_topology_add_mesh_lldp(t, m, "agents");

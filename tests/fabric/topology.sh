@@ -87,7 +87,13 @@ else
 	grep -q 'need sch_netem' <<<"$out" || fail "uplink loss on a host without netem: $out"
 fi
 "$L" impair --uplink tor1 clear >/dev/null || fail "impair --uplink tor1 clear"
+# Down: leaf1's nodes (n2, n4 since the swap) keep each other, lose leaf2.
+"$L" impair --uplink tor1 down >/dev/null || fail "impair --uplink tor1 down"
+rx n2 -t 20 -- ping -c 2 -W 3 "${ADDR[3]}" >/dev/null || fail "n2 cannot reach n4 on its own leaf with the uplink down"
+rx n2 -t 20 -- ping -c 1 -W 2 "${ADDR[4]}" >/dev/null && fail "n2 reaches n5 on leaf2 with leaf1's uplink down"
+"$L" impair --uplink tor1 up >/dev/null || fail "impair --uplink tor1 up"
+rx n2 -t 20 -- ping -c 2 -W 3 "${ADDR[4]}" >/dev/null || fail "n2 cannot reach n5 once leaf1's uplink is up"
 "$L" host -- tc qdisc show dev rlup0l1 | grep -q tbf && fail "TBF left on rlup0l1 after clear"
-ok "impair --uplink tor1: TBF both ways on leaf1's uplink, shown by status, cleared"
+ok "impair --uplink tor1: TBF both ways on leaf1's uplink, shown by status, cleared; down cuts leaf1 from leaf2 only"
 
 rm -rf "$TMPD"
