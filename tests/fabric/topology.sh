@@ -15,12 +15,12 @@ L=$ROCELAB
 say "booted 6 nodes on 2 leaves with agents in $BOOT_SECS s"
 read -r -a ADDR <<<"$("$L" host -- sh -c 'echo $ROCELAB_NODES')"
 
-# "ADDR NIC SWITCH PORT" per NIC the agents reported, sorted.
-topo() { # extra options...
-	"$L" host -- sh -c 'exec "$0" -t 20000 -j topology --from-agents "$ROCELAB_NODES" --lldp-capture 3000 "$@"' \
-		"$RC" "$@" >"$TMPD/topo.json" 2>"$TMPD/topo.err"
+# "ADDR NIC SWITCH PORT" per NIC the agents reported, sorted, in GOT.
+topo() {
+	"$L" host -- sh -c 'exec "$0" -t 20000 -j topology --from-agents "$ROCELAB_NODES" --lldp-capture 3000' \
+		"$RC" >"$TMPD/topo.json" 2>"$TMPD/topo.err"
 	TOPO_RC=$?
-	jq -r '.hosts[] | .name as $h | .nics[] | "\($h) \(.nic) \(.switch) \(.port)"' "$TMPD/topo.json" | sort
+	GOT=$(jq -r '.hosts[] | .name as $h | .nics[] | "\($h) \(.nic) \(.switch) \(.port)"' "$TMPD/topo.json" | sort)
 }
 # expect "n1 leaf1 swp1" ...: the same lines with addresses and eth0.
 expect() {
@@ -31,12 +31,12 @@ expect() {
 	done | sort
 }
 check() { # what lines...
-	local what=$1 got want
+	local what=$1 want
 	shift
-	got=$(topo)
+	topo
 	want=$(expect "$@")
 	[ "$TOPO_RC" = 0 ] || fail "$what: topology exit $TOPO_RC: $(cat "$TMPD/topo.err")"
-	[ "$got" = "$want" ] || fail "$what: the agents report"$'\n'"$got"$'\n'"instead of"$'\n'"$want"$'\n'"$(cat "$TMPD/topo.err")"
+	[ "$GOT" = "$want" ] || fail "$what: the agents report"$'\n'"$GOT"$'\n'"instead of"$'\n'"$want"$'\n'"$(cat "$TMPD/topo.err")"
 }
 
 # --- as booted: n1-n3 on leaf1, n4-n6 on leaf2, each in order.
@@ -97,3 +97,4 @@ rx n2 -t 20 -- ping -c 2 -W 3 "${ADDR[4]}" >/dev/null || fail "n2 cannot reach n
 ok "impair --uplink tor1: TBF both ways on leaf1's uplink, shown by status, cleared; down cuts leaf1 from leaf2 only"
 
 rm -rf "$TMPD"
+ok "all checks passed"
