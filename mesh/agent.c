@@ -22,6 +22,7 @@
 
 #include "../probes/sock.h"
 #include "agent_door.h"
+#include "agent_lldp.h"
 #include "agent_proto.h"
 #include "agent_srv.h"
 #include "agent_tasks.h"
@@ -41,6 +42,7 @@ struct rck_agent {
 	size_t key_next_len;
 	char *bind_addr;
 	char *dcb_file;
+	char *lldp_file;
 	int lfd;
 	unsigned int port;
 	volatile sig_atomic_t stop;
@@ -106,6 +108,7 @@ RCK_EXPORT int rck_agent_new(struct rck_ctx *ctx, const struct rck_agent_opts *o
 	if (!ctx || !o || !out || o->size < offsetof(struct rck_agent_opts, key_next))
 		return -EINVAL;
 	if (o->size < sizeof(*o)) {
+		memset(&oo, 0, sizeof(oo));
 		memcpy(&oo, o, o->size);
 		oo.size = sizeof(oo);
 		oo.key_next = NULL;
@@ -146,6 +149,11 @@ RCK_EXPORT int rck_agent_new(struct rck_ctx *ctx, const struct rck_agent_opts *o
 		return -ENOMEM;
 	}
 	a->o.dcb_file = a->dcb_file;
+	if (o->lldp_file && !(a->lldp_file = strdup(o->lldp_file))) {
+		rck_agent_free(a);
+		return -ENOMEM;
+	}
+	a->o.lldp_file = a->lldp_file;
 	rc = psock_listen(a->bind_addr, o->port, &a->lfd, &a->port);
 	if (rc) {
 		rck_err(ctx, "agent: cannot listen on %s port %u: %s", o->bind_addr ? o->bind_addr : "*",
@@ -179,6 +187,7 @@ RCK_EXPORT void rck_agent_free(struct rck_agent *a)
 	memset(a->key_next, 0, sizeof(a->key_next));
 	free(a->bind_addr);
 	free(a->dcb_file);
+	free(a->lldp_file);
 	free(a);
 }
 
@@ -317,6 +326,21 @@ static int start_worker(struct session *s, const struct ag_msg *req)
 	return reply_error(s, req->id, AG_ERR_LIMIT, why);
 }
 
+/* AG_LLDP_GET: the session waits for the capture it asks (bounded). */
+static int handle_lldp(struct session *s, const struct wire_frame *f)
+{
+	uint32_t id, ms;
+	size_t len;
+
+	if (ag_lldp_get_decode(f->payload, f->h.length, &id, &ms)) {
+		rck_warn(s->a->ctx, "agent: %s: malformed LLDP request, closing", s->peer);
+		return -EBADMSG;
+	}
+	if (agent_lldp(s->a->ctx, &s->a->o, id, ms, s->out, AG_MAX_PAYLOAD, &len))
+		return reply_error(s, id, RCK_PROBE_SYSTEM, "cannot encode the LLDP neighbours") ? -EPIPE : 0;
+	return send_reply(s, AG_LLDP, s->out, len) ? -EPIPE : 0;
+}
+
 /* One whole request. Returns 0 to go on, 1 after CLOSE, -EBADMSG (logged). */
 static int handle(struct session *s, const struct wire_frame *f)
 {
@@ -326,6 +350,8 @@ static int handle(struct session *s, const struct wire_frame *f)
 
 	if (f->h.type >= AG_PLAN && f->h.type <= AG_TASK_TYPE_MAX)
 		return handle_tasks(s, f);
+	if (f->h.type == AG_LLDP_GET)
+		return handle_lldp(s, f);
 	rc = ag_decode(f->h.type, f->payload, f->h.length, m);
 
 	if (rc || f->h.type == AG_ERROR || f->h.type == AG_HOST || f->h.type == AG_COUNTERS ||

@@ -154,5 +154,8 @@ int ag_pcie_encode(uint32_t id, const struct rck_pcie *p, const char *error, uin
 		   size_t *len);
 /* Decode an AG_PCIE payload: 0, -EBADMSG (malformed, not a snapshot), -ENOMEM. */
 int ag_pcie_decode(const uint8_t *p, size_t len, struct ag_pcie *out);
+/* LLDP neighbours of the host's RDMA netdevs (agent_lldp.h): numbered after
+ * the task types, encoded and decoded apart from ag_encode()/ag_decode(). */
+enum { AG_LLDP_GET = 23, AG_LLDP = 24 };
 
 #endif

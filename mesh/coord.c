@@ -145,11 +145,25 @@ static int add_nics(struct sweep *s, struct host *h, const struct ag_msg *m)
 	return 0;
 }
 
+/* After the NICs (and DCB state): the LLDP neighbours when asked, else the
+ * host is met. */
+static void ask_lldp(struct sweep *s, struct host *h)
+{
+	size_t len;
+
+	if (!s->c->lldp || coord_lldp_request(s->c, s->buf, AG_MAX_PAYLOAD, &len)) {
+		s->settled++;
+		return;
+	}
+	coord_queue(s, h, AG_LLDP_GET, s->buf, len);
+	h->st = H_LLDP;
+}
+
 /* After the describe (and DCB) step: ask for the PCIe paths, or the host is settled. */
 static void ask_pcie(struct sweep *s, struct host *h)
 {
 	if (!s->c->pcie) {
-		s->settled++;
+		ask_lldp(s, h);
 		return;
 	}
 	memset(s->msg, 0, sizeof(*s->msg));
@@ -165,7 +179,7 @@ static void handshake_frame(struct sweep *s, struct host *h, const struct wire_f
 	size_t len;
 	int rc;
 
-	if (f->h.type == AG_ERROR && h->st != H_DCB && h->st != H_PCIE) {
+	if (f->h.type == AG_ERROR && h->st != H_DCB && h->st != H_PCIE && h->st != H_LLDP) {
 		rc = ag_decode(f->h.type, f->payload, f->h.length, s->msg);
 		coord_host_dead(s, h, "agent refused: %s", rc ? "malformed error" : s->msg->text);
 		return;
@@ -239,6 +253,17 @@ static void handshake_frame(struct sweep *s, struct host *h, const struct wire_f
 			 : -EBADMSG;
 		if (rc) {
 			coord_host_dead(s, h, "%s", "malformed PCIe paths");
+			return;
+		}
+		ask_lldp(s, h);
+		return;
+	case H_LLDP: /* likewise */
+		rc = f->h.type == AG_LLDP ? coord_lldp_reply(s->m, (unsigned int)(h - s->h), f->payload, f->h.length)
+		     : f->h.type == AG_ERROR && !ag_decode(f->h.type, f->payload, f->h.length, s->msg)
+			 ? rck_mesh_host_set_lldp(s->m, (unsigned int)(h - s->h), NULL, 0, s->msg->text)
+			 : -EBADMSG;
+		if (rc) {
+			coord_host_dead(s, h, "%s", "malformed LLDP neighbours");
 			return;
 		}
 		h->st = H_READY;
@@ -339,7 +364,9 @@ static void host_event(struct sweep *s, struct host *h, uint32_t ev)
 		size_t off = 0;
 
 		if (n == 0) {
-			const char *why = s->ops ? s->ops->close_reason(s, h) : NULL;
+			const char *why = h->st == H_LLDP ? "its agent closed the session on the LLDP request "
+							    "(agent message type 23): it predates that feature; upgrade it"
+					  : s->ops ? s->ops->close_reason(s, h) : NULL;
 
 			coord_host_dead(s, h, "agent connection lost: %s", why ? why : "closed by the agent");
 			return;
@@ -422,7 +449,7 @@ static void poll_now(void *arg)
 /* Connect, authenticate and describe every host within the timeout. */
 void coord_meet_hosts(struct sweep *s, uint64_t deadline)
 {
-	uint64_t until = wire_now_ns() + (uint64_t)s->timeout_ms * 1000000ull;
+	uint64_t until = wire_now_ns() + (uint64_t)(s->timeout_ms + (s->c->lldp ? s->c->lldp_capture_ms : 0)) * 1000000ull;
 	struct mesh_resolve_cb cb = {.ready = host_resolved, .extra_fd = s->ep, .extra = poll_now, .arg = s};
 	struct mesh_addr *a = NULL;
 	int rc;

@@ -50,6 +50,8 @@ struct rck_mesh_config {
 	unsigned int retest_passes;
 	atomic_int cancel;
 	bool dcb;          /* ask each agent for its DCB state (coord_dcb.c) */
+	bool lldp;         /* ask each agent for its LLDP neighbours (coord_lldp.c) */
+	unsigned int lldp_capture_ms;
 	enum rck_mesh_schedule schedule;
 	bool pcie;         /* ask each agent for its PCIe paths (coord_pcie.c) */
 };
@@ -58,5 +60,10 @@ struct rck_mesh_config {
 int coord_dcb_reply(struct rck_mesh *m, unsigned int h, const uint8_t *p, size_t len);
 /* Keep host @h's AG_PCIE reply in @m: 0, -EBADMSG, -ENOMEM. */
 int coord_pcie_reply(struct rck_mesh *m, unsigned int h, const uint8_t *p, size_t len);
+
+/* Keep host @h's AG_LLDP reply in @m: 0, -EBADMSG, -ENOMEM. */
+int coord_lldp_reply(struct rck_mesh *m, unsigned int h, const uint8_t *p, size_t len);
+/* The AG_LLDP_GET payload for the config's capture time: 0 or -ENOBUFS. */
+int coord_lldp_request(const struct rck_mesh_config *c, uint8_t *buf, size_t cap, size_t *len);
 
 #endif

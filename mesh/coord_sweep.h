@@ -17,7 +17,7 @@
 #define INBUF 65536
 #define KEEP_BYTES 4096 /* a host's buffers past this are freed once used */
 
-enum hstate { H_CONNECTING, H_CHALLENGE, H_AUTH_OK, H_DESCRIBE, H_DCB, H_READY, H_DEAD, H_PCIE };
+enum hstate { H_CONNECTING, H_CHALLENGE, H_AUTH_OK, H_DESCRIBE, H_DCB, H_READY, H_DEAD, H_PCIE, H_LLDP };
 
 struct host {
 	const struct coord_host *cfg;

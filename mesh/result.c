@@ -51,6 +51,7 @@ RCK_EXPORT void rck_mesh_free(struct rck_mesh *m)
 		free(m->hosts[i].nics);
 		dcb_set_clear(&m->hosts[i].dcb);
 		mesh_host_pcie_clear(&m->hosts[i]);
+		mesh_lldp_clear(&m->hosts[i].lldp);
 	}
 	for (unsigned int i = 0; i < m->n_nics; i++) {
 		free(m->nics[i].device);

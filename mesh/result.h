@@ -46,6 +46,16 @@ struct mesh_nic {
 	uint32_t host;
 };
 
+/* A host's LLDP neighbours as its agent heard them (result_lldp.c): every
+ * string of the records owned here. */
+struct mesh_lldp {
+	bool has;
+	char *error;
+	struct rck_topology_neighbour *nb;
+	size_t n;
+};
+void mesh_lldp_clear(struct mesh_lldp *l);
+
 struct mesh_host {
 	char *unreachable;
 	uint32_t *nics;
@@ -54,6 +64,7 @@ struct mesh_host {
 	bool pcie_has;          /* PCIe paths collected (result_pcie.c): */
 	struct rck_pcie *pcie;  /* the snapshot, or NULL with */
 	char *pcie_error;       /* the agent's reason */
+	struct mesh_lldp lldp;
 };
 
 struct rck_mesh {

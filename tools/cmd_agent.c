@@ -52,7 +52,8 @@ static void watch_stdin(struct cli *cli, struct rck_agent *a)
 		cli_msg(cli, "--lifeline: cannot watch standard input; the idle time still ends the agent");
 }
 
-enum { OPT_LISTEN = 256, OPT_KEY, OPT_KEY_NEXT, OPT_INSECURE, OPT_ONCE, OPT_IDLE, OPT_DCB_FILE, OPT_LIFELINE };
+enum { OPT_LISTEN = 256, OPT_KEY, OPT_KEY_NEXT, OPT_INSECURE, OPT_ONCE, OPT_IDLE, OPT_DCB_FILE, OPT_LIFELINE,
+       OPT_LLDP_FILE };
 
 const struct cli_opt agent_opts[] = {
 	{ OPT_LISTEN, 0, "listen", "[ADDR:]PORT", "listen there (default port 18530, every address)" },
@@ -62,6 +63,7 @@ const struct cli_opt agent_opts[] = {
 	{ OPT_ONCE, 0, "once", NULL, "free port and fresh token: print \"PORT TOKEN\", serve one session" },
 	{ OPT_IDLE, 0, "idle", "S", "end a session (--once: exit) after S seconds without a request (default 60)" },
 	{ OPT_DCB_FILE, 0, "dcb-file", "FILE", "answer DCB requests with this recorded state (rocedcb show -j), not the netdevs" },
+	{ OPT_LLDP_FILE, 0, "lldp-file", "FILE", "answer LLDP requests with these recorded frames (NETDEV HEX per line), not lldpd or a capture" },
 	{ OPT_LIFELINE, 0, "lifeline", NULL, "exit when standard input (a pipe from the launcher) is closed" },
 	{ 0 }
 };
@@ -129,6 +131,12 @@ static int agent_opt(struct cli *cli, void *data, int id, const char *arg)
 			return cli_bad_args(cli, "invalid --dcb-file '%s': %s", arg,
 					    *arg ? strerror(errno) : "a file");
 		a->o.dcb_file = arg;
+		return 0;
+	case OPT_LLDP_FILE:
+		if (!*arg || access(arg, R_OK))
+			return cli_bad_args(cli, "invalid --lldp-file '%s': %s", arg,
+					    *arg ? strerror(errno) : "a file");
+		a->o.lldp_file = arg;
 		return 0;
 	default:
 		return EXIT_USAGE;

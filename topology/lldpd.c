@@ -190,20 +190,17 @@ static int read_table(lldpctl_conn_t *conn, const char *host, struct recs *v)
 	return rc;
 }
 
-RCK_EXPORT int rck_topology_add_lldpd(struct rck_topology *t, struct rck_ctx *ctx, const char *host,
-				      const char *socket_path, unsigned int timeout_ms, char *err,
-				      size_t errlen)
+int tp_lldpd_read(const char *host, const char *socket_path, unsigned int timeout_ms,
+		  struct rck_topology_neighbour **recs, size_t *n, char *err, size_t errlen)
 {
 	const char *path = socket_path ? socket_path : lldpctl_get_default_transport();
 	struct io io = { .fd = -1 };
 	struct recs v = { 0 };
 	lldpctl_conn_t *conn;
-	char src[320];
 	int rc;
 
-	(void)ctx;
-	if (!t || !host || !*host)
-		return -EINVAL;
+	*recs = NULL;
+	*n = 0;
 	clock_gettime(CLOCK_MONOTONIC, &io.end);
 	io.end.tv_sec += timeout_ms / 1000;
 	io.end.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
@@ -232,9 +229,39 @@ RCK_EXPORT int rck_topology_add_lldpd(struct rck_topology *t, struct rck_ctx *ct
 	}
 	lldpctl_release(conn);
 	close(io.fd);
-	snprintf(src, sizeof(src), "lldpd:%s", host);
-	if (!rc)
-		rc = rck_topology_add_neighbours(t, src, v.r, v.n);
+	if (rc) {
+		recs_free(&v);
+		return rc;
+	}
+	*recs = v.r;
+	*n = v.n;
+	return 0;
+}
+
+void tp_neighbours_free(struct rck_topology_neighbour *recs, size_t n)
+{
+	struct recs v = { .r = recs, .n = n };
+
 	recs_free(&v);
+}
+
+RCK_EXPORT int rck_topology_add_lldpd(struct rck_topology *t, struct rck_ctx *ctx, const char *host,
+				      const char *socket_path, unsigned int timeout_ms, char *err,
+				      size_t errlen)
+{
+	struct rck_topology_neighbour *recs;
+	char src[320];
+	size_t n;
+	int rc;
+
+	(void)ctx;
+	if (!t || !host || !*host)
+		return -EINVAL;
+	rc = tp_lldpd_read(host, socket_path, timeout_ms, &recs, &n, err, errlen);
+	if (rc)
+		return rc;
+	snprintf(src, sizeof(src), "lldpd:%s", host);
+	rc = rck_topology_add_neighbours(t, src, recs, n);
+	tp_neighbours_free(recs, n);
 	return rc;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "rocecheck/dcb.h"
+#include "rocecheck/mesh.h"
 #include "topo_int.h"
 
 /* LLDP port ID subtypes (IEEE 802.1AB 8.5.3.2) that are a MAC or network
@@ -96,5 +97,28 @@ RCK_EXPORT int rck_topology_add_lldp(struct rck_topology *t, const char *source,
 	}
 	rc = rck_topology_add_neighbours(t, source, nb, n);
 	free(nb);
+	return rc;
+}
+
+RCK_EXPORT int rck_topology_add_mesh_lldp(struct rck_topology *t, const struct rck_mesh *m, const char *source)
+{
+	int rc = 0;
+
+	if (!t || !m)
+		return -EINVAL;
+	for (unsigned int h = 0; !rc && h < rck_mesh_host_count(m); h++) {
+		struct rck_topology_neighbour *nb;
+		size_t n;
+
+		if (rck_mesh_host_lldp_count(m, h, &n, NULL) || !n)
+			continue;
+		nb = malloc(n * sizeof(*nb));
+		if (!nb)
+			return -ENOMEM;
+		for (size_t i = 0; i < n; i++)
+			nb[i] = *rck_mesh_host_lldp(m, h, i);
+		rc = rck_topology_add_neighbours(t, source ? source : "agents", nb, n);
+		free(nb);
+	}
 	return rc;
 }

@@ -148,6 +148,14 @@ typedef int (*tp_add_fn)(struct rck_topology *t, const char *text, size_t len, c
 			 char *err, size_t errlen);
 int tp_load_add(struct rck_topology *t, const char *path, tp_add_fn add, char *err, size_t errlen);
 
+/* lldpd's neighbour table (lldpd.c) as records named @host, for the
+ * agent's LLDP request as for rck_topology_add_lldpd(): every string the
+ * records hold is owned by them (tp_neighbours_free(), @host excepted).
+ * Returns as rck_topology_add_lldpd(). */
+int tp_lldpd_read(const char *host, const char *socket_path, unsigned int timeout_ms,
+		  struct rck_topology_neighbour **recs, size_t *n, char *err, size_t errlen);
+void tp_neighbours_free(struct rck_topology_neighbour *recs, size_t n);
+
 /* Write "NAME:" + the message into @err (may be NULL); returns @rc. */
 int tp_fail(char *err, size_t errlen, int rc, const char *fmt, ...) RCK_PRINTF(4, 5);
 

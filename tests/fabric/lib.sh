@@ -52,11 +52,12 @@ lab_up() {
 	BOOT_SECS=$(since "$t")
 }
 
+# Called from EXIT traps: it must not exit itself, so the script ends with
+# its own status (a trap's "[ ... ] && lab_down" or "rm ...; lab_down" has
+# already overwritten $? with its first command's).
 lab_down() {
-	local rc=$?
 	"$ROCELAB" down >/dev/null 2>&1 || echo "warning: rocelab down failed" >&2
 	say "total $(since "$T0") s"
-	exit "$rc"
 }
 
 rx() { "$ROCELAB" exec "$@"; }

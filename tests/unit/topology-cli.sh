@@ -17,7 +17,10 @@ fails=0 n=0
 
 # RC | ARGS (@T is the fixture folder) | out:ERE or err:ERE
 cases=(
-	"2|topology|err:^rocecheck: topology: give --topology, --slurm-topology or --lldp"
+	"2|topology|err:^rocecheck: topology: give --topology, --slurm-topology, --lldp or --from-agents"
+	"2|topology --topology @T/rails.json --key-file @T/rails.json|err:--key-file goes with --from-agents"
+	"2|topology --from-agents 127.0.0.1 --lldp-capture 120001|err:--lldp-capture takes milliseconds"
+	"2|topology --from-agents 'a[3-1]'|err:invalid --from-agents"
 	"2|topology extra --topology @T/rails.json|err:unexpected argument 'extra'"
 	"2|topology --topology|err:needs a value|requires"
 	"2|topology --slurm-topology @T/rails.json --host h|err:--lldp-socket and --host go with --lldp"
@@ -58,6 +61,42 @@ check "-j crossed: findings" \
 timeout 60 $wrap "$rck" -j topology --topology "$tmp/crossed.json" >"$tmp/again.json" 2>"$tmp/err"
 check "-j output loads again, same findings" \
 	"[ $? = 1 ] && python3 -c 'import json,sys; a,b=(json.load(open(p)) for p in sys.argv[1:]); k=lambda d: ([(f[\"code\"], f[\"host\"], f[\"nic\"], f[\"peer_host\"], f[\"peer_nic\"]) for f in d[\"findings\"]], [(s[\"name\"], s[\"rail\"], s[\"ports\"]) for s in d[\"switches\"]]); assert k(a) == k(b)' $tmp/crossed.json $tmp/again.json"
+
+# --from-agents: two loopback agents answering from recorded frames (as
+# rocelab's leaf ports send them), one port with nothing heard.
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$tmp/key"
+chmod 600 "$tmp/key"
+printf 'eth0 %s\neth1 -\n' 0180c200000e024c0000010188cc020704024c000001000405057377703106020078080a6c6561663120737770310a056c656166310000 >"$tmp/a1.lldp"
+printf 'eth0 %s\n' 0180c200000e024c0000020188cc020704024c000002000405057377703106020078080a6c6561663220737770310a056c656166320000 >"$tmp/a2.lldp"
+ports=()
+for a in a1 a2; do
+	$wrap "$rck" -v agent --listen 127.0.0.1:0 --key-file "$tmp/key" --lldp-file "$tmp/$a.lldp" --idle 60 \
+		>"$tmp/$a.out" 2>"$tmp/$a.log" &
+	eval "pid_$a=\$!"
+done
+trap 'kill $pid_a1 $pid_a2 2>/dev/null; rm -rf "$tmp"' EXIT
+for a in a1 a2; do
+	for _ in $(seq 100); do
+		p=$(sed -n 's/.*listening on port \([0-9][0-9]*\).*/\1/p' "$tmp/$a.log" | head -1)
+		[ -n "$p" ] && break
+		sleep 0.1
+	done
+	ports+=("$p")
+done
+hosts="127.0.0.1:${ports[0]},127.0.0.1:${ports[1]}"
+timeout 60 $wrap "$rck" topology --from-agents "$hosts" --key-file "$tmp/key" >"$tmp/out" 2>"$tmp/err"
+check "--from-agents: exit 1 (a NIC on no switch)" "[ $? = 1 ]"
+check "--from-agents: each NIC on its leaf and port" \
+	"grep -q '^  nic eth0 -> leaf1 port swp1  (agents)' $tmp/out && grep -q '^  nic eth0 -> leaf2 port swp1  (agents)' $tmp/out"
+check "--from-agents: nothing heard is a NIC on no switch" "grep -q '^nic_no_switch .* eth1: ' $tmp/out"
+printf '{"schema":"rocecheck.topology/1","hosts":[{"name":"127.0.0.1:%s","nics":[{"nic":"eth0","switch":"leaf9","port":"swp4"}]}]}' \
+	"${ports[1]}" >"$tmp/file.json"
+ROCECHECK_KEY_FILE=$tmp/key timeout 60 $wrap "$rck" topology --topology "$tmp/file.json" --from-agents "$hosts" \
+	>"$tmp/out" 2>"$tmp/err"
+check "--from-agents vs a file: exit 1, a conflict naming both" \
+	"[ $? = 1 ] && grep -q '^conflict: .*leaf9.*($tmp/file.json vs agents)' $tmp/out && grep -q '^topology_conflict ' $tmp/out"
+timeout 60 $wrap "$rck" -t 1000 topology --from-agents 127.0.0.1:1 --key-file "$tmp/key" >"$tmp/out" 2>"$tmp/err"
+check "--from-agents, nobody answers: exit 2" "[ $? = 2 ] && grep -q 'no agent answered' $tmp/err"
 
 echo "$((n - fails))/$n topology CLI cases passed"
 [ $fails -eq 0 ]

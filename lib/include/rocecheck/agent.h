@@ -55,6 +55,11 @@ struct rck_agent_opts {
 	 * way round); NULL: none. Copied by rck_agent_new(). */
 	const uint8_t *key_next;
 	size_t key_next_len;
+	/** Answer LLDP-neighbour requests with the frames recorded in this
+	 * file (one "NETDEV HEX-OF-THE-FRAME" line per netdev, "-" for
+	 * nothing heard) instead of asking lldpd and capturing; NULL
+	 * (default): ask and capture. Copied by rck_agent_new(). */
+	const char *lldp_file;
 };
 
 void rck_agent_opts_init(struct rck_agent_opts *o);

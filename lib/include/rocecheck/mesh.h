@@ -204,6 +204,26 @@ int rck_mesh_host_dcb_count(const struct rck_mesh *m, unsigned int h, size_t *n,
 /** Port @i of host @h's DCB state (owned by @m), NULL past the end. */
 const struct rck_dcb *rck_mesh_host_dcb(const struct rck_mesh *m, unsigned int h, size_t i);
 
+/** One NIC's LLDP neighbour (rocecheck/topology.h). */
+struct rck_topology_neighbour;
+
+/**
+ * Keep the LLDP neighbours of host @h's RDMA netdevs as its agent heard
+ * them (copied, @host of each record replaced by the host's name; replaces
+ * what was kept; a record with every string NULL: nothing heard there),
+ * and @error (copied, may be NULL): why some or, with @n 0, all netdevs
+ * could not be read. Returns 0, -EINVAL (a record without @nic or @size
+ * too small), -ENOMEM.
+ */
+int rck_mesh_host_set_lldp(struct rck_mesh *m, unsigned int h, const struct rck_topology_neighbour *nb,
+			   size_t n, const char *error);
+/** Whether host @h's LLDP neighbours were collected: 0 with *@n records and
+ * *@error (may be NULL; NULL when none), -ENOENT when not asked for or
+ * never answered, -EINVAL. */
+int rck_mesh_host_lldp_count(const struct rck_mesh *m, unsigned int h, size_t *n, const char **error);
+/** Record @i of host @h (owned by @m), NULL past the end. */
+const struct rck_topology_neighbour *rck_mesh_host_lldp(const struct rck_mesh *m, unsigned int h, size_t i);
+
 /**
  * Add a NIC to host @h. NICs are numbered across the whole result in the
  * order added; *@nic (may be NULL) gets that number. A rail of -1 becomes
@@ -426,6 +446,22 @@ int rck_mesh_config_set_probe(struct rck_mesh_config *c, enum rck_probe_transpor
  * NICs (rck_mesh_host_dcb_count()); off by default. An agent that cannot
  * read it is noted, not marked unreachable. 0 or -EINVAL. */
 int rck_mesh_config_set_dcb(struct rck_mesh_config *c, bool collect);
+/**
+ * Ask every agent for the LLDP neighbour of each RDMA netdev right after
+ * its NICs (and DCB state): from lldpd's table where lldpd runs, else from
+ * a capture of at most @capture_ms (0: no capture) on every netdev lldpd
+ * said nothing of (rck_mesh_host_lldp_count()); the hosts' wait grows by
+ * @capture_ms. Off by default. An agent that cannot read them is noted,
+ * not marked unreachable. 0 or -EINVAL (@capture_ms over 120000).
+ */
+int rck_mesh_config_set_lldp(struct rck_mesh_config *c, bool collect, unsigned int capture_ms);
+/**
+ * Meet the hosts as rck_mesh_run() does (connect, authenticate, describe,
+ * and the DCB state and LLDP neighbours when asked) and close: no plan and
+ * no probe, one host is enough. The caller owns *out: hosts, NICs and
+ * facts, unreachable hosts marked. Returns 0, -EINVAL (no hosts), -ENOMEM.
+ */
+int rck_mesh_collect(struct rck_ctx *ctx, struct rck_mesh_config *c, struct rck_mesh **out);
 /** Deadline of the whole sweep in seconds (0: none): probes not run by
  * then are recorded skipped. 0 or -EINVAL. */
 int rck_mesh_config_set_deadline(struct rck_mesh_config *c, double seconds);

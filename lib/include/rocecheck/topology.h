@@ -145,6 +145,16 @@ int rck_topology_add_lldp(struct rck_topology *t, const char *source,
 int rck_topology_add_lldpd(struct rck_topology *t, struct rck_ctx *ctx, const char *host,
 			   const char *socket_path, unsigned int timeout_ms, char *err, size_t errlen);
 
+/** A sweep result or agents' facts (rocecheck/mesh.h). */
+struct rck_mesh;
+/**
+ * Merge the LLDP neighbours every host's agent reported in @m
+ * (rck_mesh_config_set_lldp(), rck_mesh_collect()), @source naming them
+ * (NULL: "agents"); each netdev is a host NIC. Hosts whose neighbours were
+ * not collected add nothing. Returns as rck_topology_add_neighbours().
+ */
+int rck_topology_add_mesh_lldp(struct rck_topology *t, const struct rck_mesh *m, const char *source);
+
 /* ---- switches ---- */
 unsigned int rck_topology_switch_count(const struct rck_topology *t);
 /** Switch @i's name; NULL past the end. */
