@@ -365,9 +365,10 @@ int rck_mesh_config_host_down(struct rck_mesh_config *c, const char *name, const
  * without authentication. 0 or -EINVAL. */
 int rck_mesh_config_set_key(struct rck_mesh_config *c, const uint8_t *key, size_t len);
 /**
- * "full", "quick", "incast:K" or "pairs"; for "pairs", @pairs holds the
+ * "full", "quick", "incast:K", "pairs" or "topo"; for "pairs", @pairs holds the
  * pairs file's text (@len bytes, @name names it in messages), one "SRC DST"
- * per line. Returns 0, -EINVAL, -ENOMEM.
+ * per line. "topo" needs a topology (rck_mesh_config_set_topology()).
+ * Returns 0, -EINVAL, -ENOMEM.
  */
 int rck_mesh_config_set_pattern(struct rck_mesh_config *c, const char *pattern, const char *pairs,
 				size_t len, const char *name);
@@ -447,6 +448,20 @@ void rck_mesh_cancel(struct rck_mesh_config *c);
  * Not thread-safe on one config, except rck_mesh_cancel().
  */
 int rck_mesh_run(struct rck_ctx *ctx, struct rck_mesh_config *c, struct rck_mesh **out);
+
+struct rck_topology;
+/**
+ * The topology (rocecheck/topology.h) the "topo" pattern plans by: per
+ * leaf switch (and rail, with rails "same") a full mesh of its NICs both
+ * ways, then cross steps in which every NIC of a leaf sends to other
+ * leaves (about 4 NICs per leaf pair), so every uplink carries its leaf's
+ * whole rate out and, in other steps, in, and every ordered pair of leaves
+ * is probed at least once. NICs are placed by host name and "device/port"
+ * (or device, or netdev, or the host as a whole); NICs on no known leaf
+ * form a group of their own. @t (NULL: none) is borrowed and must outlive
+ * the sweeps run with @c. Returns 0 or -EINVAL.
+ */
+int rck_mesh_config_set_topology(struct rck_mesh_config *c, const struct rck_topology *t);
 
 #ifdef __cplusplus
 }
