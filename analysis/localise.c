@@ -41,41 +41,72 @@ static void label_of(const char *nic, char *buf, size_t n)
 	snprintf(buf, n, strchr(nic, '/') ? "%s" : "%s/1", nic);
 }
 
-static int map_nics(struct lc *l)
+struct host_cable {
+	const char *host;
+	int32_t sw;
+};
+
+static int hc_cmp(const void *x, const void *y)
 {
-	const struct rck_analysis *a = l->a;
-	unsigned int nc = rck_topology_cable_count(l->t);
+	const struct host_cable *a = x, *b = y;
+	int c = strcmp(a->host, b->host);
+
+	return c ? c : (a->sw > b->sw) - (a->sw < b->sw);
+}
+
+/* The host as a whole (Slurm), under one leaf per rail: its j-th NIC by
+ * name goes on the j-th of its leaves in switch order. */
+static int map_hosts(struct lc *l, struct host_cable *hc, size_t n)
+{
 	struct nic_key *keys = l->keys;
 
-	/* NIC-level cables first, then hosts as a whole (Slurm) for NICs left. */
-	for (int pass = 0; pass < 2; pass++)
-		for (unsigned int i = 0; i < nc; i++) {
-			struct rck_topology_cable cb = {.size = sizeof(cb)};
-			char lab[256];
-			struct nic_key k, *hit;
+	qsort(hc, n, sizeof(*hc), hc_cmp);
+	for (size_t i = 0, e; i < n; i = e) {
+		struct nic_key k = {hc[i].host, "", 0}, *hit;
 
-			if (rck_topology_cable(l->t, i, &cb) || cb.sw < 0 || !cb.host || (!cb.nic) != pass)
-				continue;
-			if (pass == 0) {
-				label_of(cb.nic, lab, sizeof(lab));
-				k = (struct nic_key){cb.host, lab, 0};
-				hit = bsearch(&k, keys, a->n_nics, sizeof(*keys), key_cmp);
-				if (hit) {
-					l->nic_sw[hit->nic] = cb.sw;
-					l->nic_port[hit->nic] = cb.port;
-				}
-				continue;
-			}
-			k = (struct nic_key){cb.host, "", 0};
-			hit = bsearch(&k, keys, a->n_nics, sizeof(*keys), host_cmp);
-			if (!hit)
-				continue;
-			while (hit > keys && !strcmp(hit[-1].host, cb.host))
-				hit--;
-			for (; hit < keys + a->n_nics && !strcmp(hit->host, cb.host); hit++)
-				if (l->nic_sw[hit->nic] < 0)
-					l->nic_sw[hit->nic] = cb.sw;
+		for (e = i; e < n && !strcmp(hc[e].host, hc[i].host); e++)
+			;
+		hit = bsearch(&k, keys, l->n_nics, sizeof(*keys), host_cmp);
+		if (!hit)
+			continue;
+		while (hit > keys && !strcmp(hit[-1].host, hc[i].host))
+			hit--;
+		for (size_t j = 0; hit < keys + l->n_nics && !strcmp(hit->host, hc[i].host); hit++, j++)
+			if (l->nic_sw[hit->nic] < 0)
+				l->nic_sw[hit->nic] = hc[i + j % (e - i)].sw;
+	}
+	return 0;
+}
+
+static int map_nics(struct lc *l)
+{
+	unsigned int nc = rck_topology_cable_count(l->t);
+	struct host_cable *hc = malloc((nc ? nc : 1) * sizeof(*hc));
+	size_t nh = 0;
+
+	if (!hc)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < nc; i++) {
+		struct rck_topology_cable cb = {.size = sizeof(cb)};
+		char lab[256];
+		struct nic_key k, *hit;
+
+		if (rck_topology_cable(l->t, i, &cb) || cb.sw < 0 || !cb.host)
+			continue;
+		if (!cb.nic) {
+			hc[nh++] = (struct host_cable){cb.host, cb.sw};
+			continue;
 		}
+		label_of(cb.nic, lab, sizeof(lab));
+		k = (struct nic_key){cb.host, lab, 0};
+		hit = bsearch(&k, l->keys, l->n_nics, sizeof(*l->keys), key_cmp);
+		if (hit) {
+			l->nic_sw[hit->nic] = cb.sw;
+			l->nic_port[hit->nic] = cb.port;
+		}
+	}
+	map_hosts(l, hc, nh);
+	free(hc);
 	return 0;
 }
 

@@ -41,9 +41,20 @@ static int ckey_cmp(const void *x, const void *y)
 
 	if (c)
 		return c;
+	if (!a->nic && !b->nic)
+		return a->sw < b->sw ? -1 : a->sw > b->sw;
 	if (!a->nic || !b->nic)
 		return !a->nic - !b->nic;
 	return strcmp(a->nic, b->nic);
+}
+
+/* Host-level cables of one host, whatever their switch. */
+static int host_nul_cmp(const void *x, const void *y)
+{
+	const struct ckey *a = x, *b = y;
+	int c = strcmp(a->host, b->host);
+
+	return c ? c : !a->nic - !b->nic;
 }
 
 static int step(struct tb *b)
@@ -98,10 +109,22 @@ static int32_t leaf_of(const struct rck_mesh *m, const struct ckey *ck, size_t n
 		hit = bsearch(&k, ck, n, sizeof(*ck), ckey_cmp);
 	}
 	if (!hit) {
-		k.nic = NULL; /* the host as a whole (Slurm) */
-		hit = bsearch(&k, ck, n, sizeof(*ck), ckey_cmp);
+		/* The host as a whole (Slurm), under one leaf per rail: the
+		 * rail-th of its leaves in switch order. */
+		const struct ckey *lo, *hi;
+
+		k.nic = NULL;
+		k.sw = -1;
+		lo = bsearch(&k, ck, n, sizeof(*ck), host_nul_cmp);
+		if (!lo)
+			return -1;
+		for (hi = lo; hi < ck + n && !host_nul_cmp(&k, hi); hi++)
+			;
+		while (lo > ck && !host_nul_cmp(&k, lo - 1))
+			lo--;
+		hit = lo + (x->rail > 0 ? (size_t)x->rail : 0) % (size_t)(hi - lo);
 	}
-	return hit ? hit->sw : -1;
+	return hit->sw;
 }
 
 static int add_to_group(struct tb *b, int32_t leaf, int rail, uint32_t nic)

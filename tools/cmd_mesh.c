@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "internal.h" /* rck_write_atomic(), lib/atomic_file.c built in */
 #include "heatmap_save.h"
+#include "topo_file.h"
 #include "mesh_launch.h"
 
 static struct rck_mesh_config *running_cfg;
@@ -23,13 +24,13 @@ static void on_signal(int sig)
 
 enum { OPT_HOSTS = 256, OPT_HOSTFILE, OPT_TEST, OPT_PATTERN, OPT_PAIRS, OPT_RAILS, OPT_TRANSPORT,
        OPT_SIZE, OPT_ITERS, OPT_DURATION, OPT_DEADLINE, OPT_KEY, OPT_OUTPUT, OPT_LAUNCHER,
-       OPT_HEATMAP, OPT_FROM, OPT_DCB, OPT_SCHEDULE, OPT_DRY_RUN, OPT_BIDIR };
+       OPT_HEATMAP, OPT_FROM, OPT_DCB, OPT_SCHEDULE, OPT_DRY_RUN, OPT_BIDIR, OPT_TOPOLOGY };
 
 const struct cli_opt mesh_opts[] = {
 	{ OPT_HOSTS, 0, "hosts", "LIST", "hosts or a nodelist (node[01-16]); NAME:PORT: an agent on another port" },
 	{ OPT_HOSTFILE, 0, "hostfile", "FILE", "one nodelist expression per line" },
 	{ OPT_TEST, 0, "test", "bw,lat", "tests on every pair (default bw)" },
-	{ OPT_PATTERN, 0, "pattern", "P", "full (default), quick, incast:K, or pairs (with --pairs)" },
+	{ OPT_PATTERN, 0, "pattern", "P", "full (default), quick, incast:K, topo (with --topology), or pairs (with --pairs)" },
 	{ OPT_PAIRS, 0, "pairs", "FILE", "explicit \"SRC DST\" pairs, one a line" },
 	{ OPT_RAILS, 0, "rails", "same|all", "NIC i with NIC i (default), or every NIC with every NIC" },
 	{ 'd', 'd', "device", "DEV", "only NICs of device DEV" },
@@ -51,6 +52,8 @@ const struct cli_opt mesh_opts[] = {
 	  "start the agents (--once) through none (default: running agents), ssh, srun, pdsh, mpirun or 'TEMPLATE {host}'" },
 	{ OPT_DRY_RUN, 0, "dry-run", NULL, "print the hosts and the plan; contact no one, start nothing" },
 	{ OPT_DRY_RUN, 0, "list-hosts", NULL, "the same as --dry-run" },
+	{ OPT_TOPOLOGY, 0, "topology", "FILE",
+	  "the switches (topology JSON or Slurm topology.conf): --pattern topo plans by it" },
 	{ 0 }
 };
 
@@ -140,7 +143,8 @@ static int save(struct cli *cli, const struct rck_mesh *m, const char *output, c
 struct mesh_args {
 	struct rck_hostlist *hl;
 	struct rck_mesh_config *c;
-	const char *key_file, *output, *pairs, *pattern, *launcher, *heatmap, *from;
+	const char *key_file, *output, *pairs, *pattern, *launcher, *heatmap, *from, *topology;
+	struct rck_topology *topo;
 	struct rck_launch *launch; /* agents started by --launcher, stopped at the end */
 	enum rck_probe_transport transport;
 	unsigned long size, iters;
@@ -219,6 +223,9 @@ static int mesh_opt(struct cli *cli, void *data, int c, const char *arg)
 		a->heatmap = arg;
 		return 0;
 	}
+	case OPT_TOPOLOGY:
+		a->topology = arg;
+		return 0;
 	case OPT_FROM:
 		a->from = arg;
 		return 0;
@@ -264,7 +271,7 @@ static int finish_config(struct cli *cli, struct mesh_args *a)
 	rc = rck_mesh_config_set_pattern(a->c, pattern, text, len, a->pairs);
 	free(text);
 	if (rc)
-		return cli_bad_args(cli, "invalid --pattern '%s': full, quick, incast:K or pairs",
+		return cli_bad_args(cli, "invalid --pattern '%s': full, quick, incast:K, topo or pairs",
 				    pattern);
 	if (rck_mesh_config_set_probe(a->c, a->transport, (uint32_t)a->size,
 				      a->iters ? a->iters : 1000, a->duration) ||
@@ -365,6 +372,12 @@ int cmd_mesh(struct cli *cli, int argc, char **argv)
 	rc = 0;
 	if (cli->nargs)
 		rc = cli_usage_err(cli, "unexpected argument '%s'", cli->args[0]);
+	if (!rc)
+		rc = cli_topology_load(cli, a.topology, &a.topo);
+	if (!rc && !a.topo && a.pattern && !strcmp(a.pattern, "topo"))
+		rc = cli_bad_args(cli, "--pattern topo needs --topology FILE");
+	if (!rc)
+		rck_mesh_config_set_topology(a.c, a.topo);
 	if (!rc && a.from) {
 		if (rck_hostlist_count(a.hl) || a.launcher || a.pairs || a.pattern || a.dcb || a.schedule ||
 		    a.dry_run || a.bidir)
@@ -387,5 +400,6 @@ out:
 	rck_launch_free(a.launch);
 	rck_mesh_config_free(a.c);
 	rck_hostlist_free(a.hl);
+	rck_topology_free(a.topo);
 	return rc;
 }

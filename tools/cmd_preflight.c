@@ -12,6 +12,7 @@
 
 #include "commands.h"
 #include "heatmap_save.h"
+#include "topo_file.h"
 #include "mesh_launch.h"
 
 /* Exit codes of this command: the verdict, or 2 when it could not run; 3
@@ -31,7 +32,8 @@ static void on_signal(int sig)
 
 enum { OPT_HOSTS = 256, OPT_HOSTFILE, OPT_LAUNCHER, OPT_KEY, OPT_TEST, OPT_RAILS, OPT_TRANSPORT,
        OPT_EXPECT, OPT_CONFIG, OPT_QUICK, OPT_DEADLINE, OPT_REPORT, OPT_DRAIN, OPT_FROM_MESH,
-       OPT_SIZE, OPT_ITERS, OPT_DURATION, OPT_RETESTS, OPT_SPARES, OPT_HEATMAP, OPT_SCHEDULE, OPT_DRY_RUN };
+       OPT_SIZE, OPT_ITERS, OPT_DURATION, OPT_RETESTS, OPT_SPARES, OPT_HEATMAP, OPT_SCHEDULE, OPT_DRY_RUN,
+       OPT_TOPOLOGY };
 
 const struct cli_opt preflight_opts[] = {
 	{ OPT_HOSTS, 0, "hosts", "LIST", "hosts or a nodelist (node[01-16]); NAME:PORT: an agent on another port" },
@@ -61,12 +63,15 @@ const struct cli_opt preflight_opts[] = {
 	{ OPT_FROM_MESH, 0, "from-mesh", "FILE", "judge a recorded sweep (rocecheck mesh --output) instead" },
 	{ OPT_DRY_RUN, 0, "dry-run", NULL, "print the hosts and the sweep's plan; contact no one, start nothing" },
 	{ OPT_DRY_RUN, 0, "list-hosts", NULL, "the same as --dry-run" },
+	{ OPT_TOPOLOGY, 0, "topology", "FILE",
+	  "the switches (topology JSON or Slurm topology.conf): sweep per leaf then across (topo), name switch faults, drain no host for them" },
 	{ 0 }
 };
 
 struct pf_args {
 	struct rck_preflight_config *c;
-	const char *key_file, *report, *drain, *from_mesh, *launcher, *config, *heatmap;
+	const char *key_file, *report, *drain, *from_mesh, *launcher, *config, *heatmap, *topology;
+	struct rck_topology *topo;
 	unsigned int hosts;
 	enum rck_probe_transport transport;
 	unsigned long size, iters;
@@ -97,6 +102,9 @@ static int pf_opt(struct cli *cli, void *data, int c, const char *arg)
 	int rc;
 
 	switch (c) {
+	case OPT_TOPOLOGY:
+		a->topology = arg;
+		return 0;
 	case OPT_HOSTS:
 	case OPT_HOSTFILE:
 		rc = c == OPT_HOSTS ? rck_preflight_config_add_hosts(a->c, arg, err, sizeof(err))
@@ -407,8 +415,13 @@ int cmd_preflight(struct cli *cli, int argc, char **argv)
 	if (!rc)
 		rc = finish_config(cli, &a);
 	if (!rc)
+		rc = cli_topology_load(cli, a.topology, &a.topo);
+	if (!rc)
+		rck_preflight_config_set_topology(a.c, a.topo);
+	if (!rc)
 		rc = a.dry_run ? dry_run(cli, &a) : run(cli, &a);
 out:
 	rck_preflight_config_free(a.c);
+	rck_topology_free(a.topo);
 	return rc;
 }
