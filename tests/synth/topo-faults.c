@@ -92,6 +92,12 @@ static struct meas effect(const struct tf_trial *t, uint32_t a, uint32_t b)
 	default:
 		break;
 	}
+	if (t->also_cable && t->fault != TF_CABLE_LOSSY && (a == v || b == v)) {
+		m.factor *= 0.85;
+		m.retest_factor *= 0.85;
+		m.loss_src = a == v;
+		m.loss_dst = b == v;
+	}
 	return m;
 }
 

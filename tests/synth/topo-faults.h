@@ -29,6 +29,7 @@ struct tf_trial {
 	unsigned int retests;       /* retests per probe (0..2) */
 	unsigned int victim_leaf;   /* leaf number: rail * groups + group */
 	unsigned int victim_host, victim_rail;
+	bool also_cable;            /* and the victim host NIC's cable lossy too */
 };
 
 /* Draw the victims of @t from its seed. */
