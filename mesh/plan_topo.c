@@ -297,15 +297,34 @@ out:
 	return rc;
 }
 
+static int u32_cmp(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, c = *(const uint32_t *)y;
+
+	return (a > c) - (a < c);
+}
+
 static int cross(struct tb *b)
 {
-	uint32_t qmin = UINT32_MAX, bits = 0, maxn = 0;
+	uint32_t qmin = UINT32_MAX, bits = 0, maxn = 0, *sz = malloc((b->n_g + 1) * sizeof(*sz)), med;
 	int rc = 0;
 
-	for (size_t i = 0; i < b->n_g; i++)
+	if (!sz)
+		return -ENOMEM;
+	/* Chunks a leaf is cut into: about MESH_TOPO_CHUNK NICs each in a
+	 * leaf of the usual size, and no more than the smallest leaf has NICs
+	 * (every chunk of every leaf holds one, so every leaf pair is probed). */
+	for (size_t i = 0; i < b->n_g; i++) {
+		sz[i] = b->g[i].n;
 		if (b->g[i].n < qmin)
 			qmin = b->g[i].n;
-	qmin = qmin / MESH_TOPO_CHUNK ? qmin / MESH_TOPO_CHUNK : 1;
+	}
+	qsort(sz, b->n_g, sizeof(*sz), u32_cmp);
+	med = b->n_g ? sz[b->n_g / 2] / MESH_TOPO_CHUNK : 1;
+	free(sz);
+	qmin = med < qmin ? med : qmin;
+	if (!qmin)
+		qmin = 1;
 	/* Buckets (rails) run side by side: their steps are merged. */
 	for (size_t i = 0, j; i < b->n_g; i = j) {
 		for (j = i; j < b->n_g && b->g[b->order[j]].rail == b->g[b->order[i]].rail; j++)
