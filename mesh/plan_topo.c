@@ -10,7 +10,7 @@
 #include "grow.h"
 #include "plan_topo.h"
 #include "result.h"
-#include "rocecheck/topology.h"
+#include "../topology/place.h"
 
 /* A group: the NICs of one rail under one leaf (or on none). */
 struct group {
@@ -28,34 +28,6 @@ struct tb {
 	size_t n_g, cap_g;
 	uint32_t *order;        /* groups by rail bucket, then leaf */
 };
-
-struct ckey {
-	const char *host, *nic;
-	int32_t sw;
-};
-
-static int ckey_cmp(const void *x, const void *y)
-{
-	const struct ckey *a = x, *b = y;
-	int c = strcmp(a->host, b->host);
-
-	if (c)
-		return c;
-	if (!a->nic && !b->nic)
-		return a->sw < b->sw ? -1 : a->sw > b->sw;
-	if (!a->nic || !b->nic)
-		return !a->nic - !b->nic;
-	return strcmp(a->nic, b->nic);
-}
-
-/* Host-level cables of one host, whatever their switch. */
-static int host_nul_cmp(const void *x, const void *y)
-{
-	const struct ckey *a = x, *b = y;
-	int c = strcmp(a->host, b->host);
-
-	return c ? c : !a->nic - !b->nic;
-}
 
 static int step(struct tb *b)
 {
@@ -90,43 +62,6 @@ static int task(struct tb *b, uint32_t src, uint32_t dst)
 	return 0;
 }
 
-/* The leaf of mesh NIC @nic by the sorted cables @ck (@n of them). */
-static int32_t leaf_of(const struct rck_mesh *m, const struct ckey *ck, size_t n, uint32_t nic)
-{
-	const struct mesh_nic *x = &m->nics[nic];
-	char label[256];
-	struct ckey k = {m->names.names[x->host], label, -1};
-	const struct ckey *hit;
-
-	snprintf(label, sizeof(label), "%s/%u", x->device, x->port);
-	hit = bsearch(&k, ck, n, sizeof(*ck), ckey_cmp);
-	if (!hit) {
-		snprintf(label, sizeof(label), "%s", x->device);
-		hit = bsearch(&k, ck, n, sizeof(*ck), ckey_cmp);
-	}
-	if (!hit && x->netdev) {
-		k.nic = x->netdev;
-		hit = bsearch(&k, ck, n, sizeof(*ck), ckey_cmp);
-	}
-	if (!hit) {
-		/* The host as a whole (Slurm), under one leaf per rail: the
-		 * rail-th of its leaves in switch order. */
-		const struct ckey *lo, *hi;
-
-		k.nic = NULL;
-		k.sw = -1;
-		lo = bsearch(&k, ck, n, sizeof(*ck), host_nul_cmp);
-		if (!lo)
-			return -1;
-		for (hi = lo; hi < ck + n && !host_nul_cmp(&k, hi); hi++)
-			;
-		while (lo > ck && !host_nul_cmp(&k, lo - 1))
-			lo--;
-		hit = lo + (x->rail > 0 ? (size_t)x->rail : 0) % (size_t)(hi - lo);
-	}
-	return hit->sw;
-}
-
 static int add_to_group(struct tb *b, int32_t leaf, int rail, uint32_t nic)
 {
 	struct group *g = NULL;
@@ -155,28 +90,19 @@ static int add_to_group(struct tb *b, int32_t leaf, int rail, uint32_t nic)
 
 static int groups(struct tb *b, const struct mesh_plan_opts *o, uint32_t *const *hnics, const unsigned int *hn)
 {
-	unsigned int nc = rck_topology_cable_count(o->topo);
-	struct ckey *ck = malloc((nc ? nc : 1) * sizeof(*ck));
-	size_t n = 0;
-	int rc = 0;
+	struct tp_place *pl;
+	int rc = tp_place_new(o->topo, &pl);
 
-	if (!ck)
-		return -ENOMEM;
-	for (unsigned int i = 0; i < nc; i++) {
-		struct rck_topology_cable c = {.size = sizeof(c)};
-
-		if (!rck_topology_cable(o->topo, i, &c) && c.host && c.sw >= 0)
-			ck[n++] = (struct ckey){c.host, c.nic, c.sw};
-	}
-	qsort(ck, n, sizeof(*ck), ckey_cmp);
 	for (unsigned int h = 0; h < b->p->n_hosts && !rc; h++)
 		for (unsigned int i = 0; i < hn[h] && !rc; i++) {
 			uint32_t nic = hnics[h][i];
-			int rail = o->rails == MESH_RAILS_SAME ? b->m->nics[nic].rail : 0;
+			const struct mesh_nic *x = &b->m->nics[nic];
+			int rail = o->rails == MESH_RAILS_SAME ? x->rail : 0;
 
-			rc = add_to_group(b, leaf_of(b->m, ck, n, nic), rail, nic);
+			rc = add_to_group(b, tp_place_find(pl, b->m->names.names[h], x->device, x->port, x->netdev,
+							   x->rail, NULL), rail, nic);
 		}
-	free(ck);
+	tp_place_free(pl);
 	return rc;
 }
 
