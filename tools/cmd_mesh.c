@@ -53,7 +53,7 @@ const struct cli_opt mesh_opts[] = {
 	{ OPT_DRY_RUN, 0, "dry-run", NULL, "print the hosts and the plan; contact no one, start nothing" },
 	{ OPT_DRY_RUN, 0, "list-hosts", NULL, "the same as --dry-run" },
 	{ OPT_TOPOLOGY, 0, "topology", "FILE",
-	  "the switches (topology JSON or Slurm topology.conf): --pattern topo plans by it" },
+	  "the switches (topology JSON or Slurm topology.conf): --pattern topo plans by it, --heatmap groups by leaf" },
 	{ 0 }
 };
 
@@ -376,8 +376,10 @@ int cmd_mesh(struct cli *cli, int argc, char **argv)
 		rc = cli_topology_load(cli, a.topology, &a.topo);
 	if (!rc && !a.topo && a.pattern && !strcmp(a.pattern, "topo"))
 		rc = cli_bad_args(cli, "--pattern topo needs --topology FILE");
-	if (!rc)
+	if (!rc) {
 		rck_mesh_config_set_topology(a.c, a.topo);
+		heatmap_set_topology(a.topo);
+	}
 	if (!rc && a.from) {
 		if (rck_hostlist_count(a.hl) || a.launcher || a.pairs || a.pattern || a.dcb || a.schedule ||
 		    a.dry_run || a.bidir)

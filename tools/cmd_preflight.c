@@ -416,8 +416,10 @@ int cmd_preflight(struct cli *cli, int argc, char **argv)
 		rc = finish_config(cli, &a);
 	if (!rc)
 		rc = cli_topology_load(cli, a.topology, &a.topo);
-	if (!rc)
+	if (!rc) {
 		rck_preflight_config_set_topology(a.c, a.topo);
+		heatmap_set_topology(a.topo);
+	}
 	if (!rc)
 		rc = a.dry_run ? dry_run(cli, &a) : run(cli, &a);
 out:
