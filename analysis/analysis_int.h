@@ -115,6 +115,7 @@ struct rck_analysis {
 	size_t n_ctrs, cap_ctrs;
 	char **reasons;
 	size_t n_reasons, cap_reasons;
+	const struct rck_topology *topo; /* borrowed (localise.c), NULL none */
 };
 
 /* ---- report (report.c) ---- */

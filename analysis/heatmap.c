@@ -24,12 +24,19 @@ RCK_EXPORT int rck_heatmap_format_from_path(const char *path, enum rck_heatmap_f
 RCK_EXPORT int rck_heatmap_write(const struct rck_mesh *m, enum rck_mesh_test test,
 				 const struct rck_report *r, enum rck_heatmap_format fmt, FILE *out)
 {
-	return rck_heatmap_write_titled(m, test, r, NULL, fmt, out);
+	return rck_heatmap_write_topology(m, test, r, NULL, NULL, fmt, out);
 }
 
 RCK_EXPORT int rck_heatmap_write_titled(const struct rck_mesh *m, enum rck_mesh_test test,
 					const struct rck_report *r, const char *title,
 					enum rck_heatmap_format fmt, FILE *out)
+{
+	return rck_heatmap_write_topology(m, test, r, NULL, title, fmt, out);
+}
+
+RCK_EXPORT int rck_heatmap_write_topology(const struct rck_mesh *m, enum rck_mesh_test test,
+					  const struct rck_report *r, const struct rck_topology *t,
+					  const char *title, enum rck_heatmap_format fmt, FILE *out)
 {
 	struct hm_grid g;
 	int rc;
@@ -37,7 +44,7 @@ RCK_EXPORT int rck_heatmap_write_titled(const struct rck_mesh *m, enum rck_mesh_
 	if (!m || !out || (test != RCK_MESH_TEST_BW && test != RCK_MESH_TEST_LAT) ||
 	    (fmt != RCK_HEATMAP_SVG && fmt != RCK_HEATMAP_PNG))
 		return -EINVAL;
-	rc = hm_grid_build(&g, m, test, r);
+	rc = hm_grid_build_topo(&g, m, test, r, t);
 	if (rc)
 		return rc;
 	if (title && *title)

@@ -140,6 +140,12 @@ static int cells(struct hm_grid *g, const struct rck_mesh *m)
 int hm_grid_build(struct hm_grid *g, const struct rck_mesh *m, enum rck_mesh_test test,
 		  const struct rck_report *r)
 {
+	return hm_grid_build_topo(g, m, test, r, NULL);
+}
+
+int hm_grid_build_topo(struct hm_grid *g, const struct rck_mesh *m, enum rck_mesh_test test,
+		       const struct rck_report *r, const struct rck_topology *t)
+{
 	int rc;
 
 	memset(g, 0, sizeof(*g));
@@ -171,6 +177,8 @@ int hm_grid_build(struct hm_grid *g, const struct rck_mesh *m, enum rck_mesh_tes
 		rc = hm_grid_blocks(g);
 	if (!rc)
 		rc = place(g, m);
+	if (!rc && t)
+		rc = hm_grid_topology(g, m, t);
 	if (!rc)
 		rc = cells(g, m);
 	if (!rc && r)

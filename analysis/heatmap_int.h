@@ -72,6 +72,13 @@ struct hm_grid {
 int hm_grid_build(struct hm_grid *g, const struct rck_mesh *m, enum rck_mesh_test test,
 		  const struct rck_report *r);
 void hm_grid_free(struct hm_grid *g);
+/* The same with positions grouped by leaf switch of @t (heatmap_topo.c:
+ * hm_grid_topology() reorders the placed positions and names each leaf on
+ * the label where its NICs begin). */
+struct rck_topology;
+int hm_grid_build_topo(struct hm_grid *g, const struct rck_mesh *m, enum rck_mesh_test test,
+		       const struct rck_report *r, const struct rck_topology *t);
+int hm_grid_topology(struct hm_grid *g, const struct rck_mesh *m, const struct rck_topology *t);
 /* Add the report's marks (heatmap_marks.c). */
 int hm_grid_marks(struct hm_grid *g, const struct rck_mesh *m, const struct rck_report *r);
 /* Blocks of at most HM_FULL_MAX per axis (heatmap_agg.c): hm_grid_blocks()

@@ -47,6 +47,10 @@ static const char *const code_names[RCK_FINDING_CODE_COUNT] = {
 	[RCK_FINDING_GPU_PEERMEM] = "gpu_peermem",
 	[RCK_FINDING_DRAIN_HELD] = "drain_held",
 	[RCK_FINDING_PCIE_SLOT_LIMITED] = "pcie_slot_limited",
+	[RCK_FINDING_UPLINK_DEGRADED] = "uplink_degraded",
+	[RCK_FINDING_SWITCH_DOWN] = "switch_down",
+	[RCK_FINDING_SWITCH_DEGRADED] = "switch_degraded",
+	[RCK_FINDING_CABLE_BAD] = "cable_bad",
 };
 
 RCK_EXPORT const char *rck_finding_code_name(enum rck_finding_code code)
@@ -63,7 +67,7 @@ RCK_EXPORT const char *rck_severity_name(enum rck_severity sev)
 
 RCK_EXPORT const char *rck_entity_name(enum rck_entity ent)
 {
-	static const char *const n[] = {"host", "nic", "link", "fabric"};
+	static const char *const n[] = {"host", "nic", "link", "fabric", "switch"};
 
 	return (unsigned int)ent < RCK_ENTITY_COUNT ? n[ent] : NULL;
 }

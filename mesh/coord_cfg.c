@@ -197,6 +197,8 @@ RCK_EXPORT int rck_mesh_config_set_pattern(struct rck_mesh_config *c, const char
 			return -EINVAL;
 		c->plan.pattern = MESH_PATTERN_INCAST;
 		c->plan.incast_k = (unsigned int)k;
+	} else if (!strcmp(pattern, "topo")) {
+		c->plan.pattern = MESH_PATTERN_TOPO;
 	} else if (!strcmp(pattern, "pairs")) {
 		if (!pairs || set_str(&c->pairs, pairs, len) ||
 		    set_str(&c->pairs_name, name ? name : "pairs", strlen(name ? name : "pairs")))

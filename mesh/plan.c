@@ -10,6 +10,7 @@
 #include "grow.h"
 #include "internal.h"
 #include "plan.h"
+#include "plan_topo.h"
 #include "result.h"
 
 struct builder {
@@ -480,6 +481,9 @@ int mesh_plan_build(const struct rck_mesh *m, const struct mesh_plan_opts *o, st
 		case MESH_PATTERN_PAIRS:
 			rc = plan_pairs(&b);
 			break;
+		case MESH_PATTERN_TOPO:
+			rc = mesh_plan_topo(m, o, b.hnics, b.hn, b.p, err, errlen);
+			break;
 		default:
 			rc = -EINVAL;
 		}
@@ -506,5 +510,6 @@ void mesh_plan_free(struct mesh_plan *p)
 	free(p->unit_nics);
 	free(p->missing);
 	free(p->nic_host);
+	free(p->step_first_unit);
 	free(p);
 }

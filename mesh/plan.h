@@ -21,7 +21,10 @@ enum mesh_pattern {
 	MESH_PATTERN_QUICK,    /* the two halves paired, both directions */
 	MESH_PATTERN_INCAST,   /* K senders to one receiver at once, each host in turn */
 	MESH_PATTERN_PAIRS,    /* explicit pairs from a file */
+	MESH_PATTERN_TOPO,     /* per leaf a full mesh, then leaves across uplinks (plan_topo.c) */
 };
+
+struct rck_topology;
 
 struct mesh_plan_opts {
 	enum mesh_pattern pattern;
@@ -32,6 +35,7 @@ struct mesh_plan_opts {
 	size_t pairs_len;
 	const char *pairs_name; /* its name in messages */
 	bool bidir;             /* MESH_PATTERN_FULL: both directions of a pair in one unit */
+	const struct rck_topology *topo; /* MESH_PATTERN_TOPO: borrowed */
 };
 
 /* One directed probe: data flows from src to dst (global NIC numbers). */
@@ -64,6 +68,10 @@ struct mesh_plan {
 	size_t n_missing;
 	unsigned int n_nics, n_hosts; /* of the result it was built from */
 	uint32_t *nic_host;           /* host of each NIC */
+	/* MESH_PATTERN_TOPO: steps, units of no NIC twice; step i starts at
+	 * unit step_first_unit[i] (other patterns: none). */
+	uint32_t *step_first_unit;
+	size_t n_steps;
 };
 
 /* Most tasks a plan may hold (1024 hosts x 8 rails all-to-all fits). */

@@ -24,7 +24,11 @@ static int add_hosts(struct rck_mesh_config *mc, const struct rck_preflight_conf
 
 int preflight_sweep_settings(struct rck_mesh_config *mc, const struct rck_preflight_config *c)
 {
-	int rc = rck_mesh_config_set_pattern(mc, c->quick ? "quick" : "full", NULL, 0, NULL);
+	/* With a topology the sweep is the topo pattern (per leaf, then across). */
+	int rc = rck_mesh_config_set_pattern(mc, c->quick ? "quick" : c->topo ? "topo" : "full", NULL, 0, NULL);
+
+	if (!rc)
+		rc = rck_mesh_config_set_topology(mc, c->topo);
 
 	if (!rc)
 		rc = rck_mesh_config_set_rails(mc, c->rails);

@@ -33,6 +33,7 @@ struct rck_preflight_config {
 	void *progress_data;
 	atomic_int cancel;
 	_Atomic(struct rck_mesh_config *) running; /* the sweep's, while it runs */
+	const struct rck_topology *topo; /* borrowed (topology.c), NULL none */
 };
 
 struct pf_bad {

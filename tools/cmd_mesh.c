@@ -12,6 +12,7 @@
 #include "heatmap_save.h"
 #include "probe_shared.h"
 #include "progress.h"
+#include "topo_file.h"
 
 static struct rck_mesh_config *running_cfg;
 
@@ -22,12 +23,12 @@ static void on_signal(int sig)
 }
 
 enum { OPT_HOSTS = 256, OPT_HOSTFILE, OPT_PATTERN, OPT_PAIRS, OPT_DEADLINE, OPT_OUTPUT,
-       OPT_HEATMAP, OPT_FROM, OPT_DCB, OPT_DRY_RUN, OPT_BIDIR, OPT_PCIE };
+       OPT_HEATMAP, OPT_FROM, OPT_DCB, OPT_DRY_RUN, OPT_BIDIR, OPT_PCIE, OPT_TOPOLOGY };
 
 const struct cli_opt mesh_opts[] = {
 	{ OPT_HOSTS, 0, "hosts", "LIST", "hosts or a nodelist (node[01-16]); NAME:PORT: an agent on another port" },
 	{ OPT_HOSTFILE, 0, "hostfile", "FILE", "one nodelist expression per line" },
-	{ OPT_PATTERN, 0, "pattern", "P", "full (default), quick, incast:K, or pairs (with --pairs)" },
+	{ OPT_PATTERN, 0, "pattern", "P", "full (default), quick, incast:K, topo (with --topology), or pairs (with --pairs)" },
 	{ OPT_PAIRS, 0, "pairs", "FILE", "explicit \"SRC DST\" pairs, one a line" },
 	SHARED_PROBE_OPTS,
 	{ OPT_DEADLINE, 0, "deadline", "S", "record what has not run after S seconds as skipped" },
@@ -40,6 +41,8 @@ const struct cli_opt mesh_opts[] = {
 	  "full pattern: both directions of a pair at once (n-1 steps; each end's counters see both)" },
 	{ OPT_DRY_RUN, 0, "dry-run", NULL, "print the hosts and the plan; contact no one, start nothing" },
 	{ OPT_DRY_RUN, 0, "list-hosts", NULL, "the same as --dry-run" },
+	{ OPT_TOPOLOGY, 0, "topology", "FILE",
+	  "the switches (topology JSON or Slurm topology.conf): --pattern topo plans by it, --heatmap groups by leaf" },
 	{ 0 }
 };
 
@@ -111,7 +114,8 @@ static int save(struct cli *cli, const struct rck_mesh *m, const char *output, c
 struct mesh_args {
 	struct rck_hostlist *hl;
 	struct rck_mesh_config *c;
-	const char *output, *pairs, *pattern, *heatmap, *from;
+	const char *output, *pairs, *pattern, *heatmap, *from, *topology;
+	struct rck_topology *topo;
 	struct rck_launch *launch; /* agents started by --launcher, stopped at the end */
 	struct shared_probe probe; /* the options mesh and preflight share */
 	double deadline;
@@ -156,6 +160,9 @@ static int mesh_opt(struct cli *cli, void *data, int c, const char *arg)
 		a->heatmap = arg;
 		return 0;
 	}
+	case OPT_TOPOLOGY:
+		a->topology = arg;
+		return 0;
 	case OPT_FROM:
 		a->from = arg;
 		return 0;
@@ -218,7 +225,7 @@ static int finish_config(struct cli *cli, struct mesh_args *a)
 	rc = rck_mesh_config_set_pattern(a->c, pattern, text, len, a->pairs);
 	free(text);
 	if (rc)
-		return cli_bad_args(cli, "invalid --pattern '%s': full, quick, incast:K or pairs",
+		return cli_bad_args(cli, "invalid --pattern '%s': full, quick, incast:K, topo or pairs",
 				    pattern);
 	rc = shared_probe_apply_mesh(cli, &a->probe, a->c);
 	if (rc)
@@ -321,6 +328,14 @@ int cmd_mesh(struct cli *cli, int argc, char **argv)
 	rc = 0;
 	if (cli->nargs)
 		rc = cli_usage_err(cli, "unexpected argument '%s'", cli->args[0]);
+	if (!rc)
+		rc = cli_topology_load(cli, a.topology, &a.topo);
+	if (!rc && !a.topo && a.pattern && !strcmp(a.pattern, "topo"))
+		rc = cli_bad_args(cli, "--pattern topo needs --topology FILE");
+	if (!rc) {
+		rck_mesh_config_set_topology(a.c, a.topo);
+		heatmap_set_topology(a.topo);
+	}
 	if (!rc && a.from) {
 		if (rck_hostlist_count(a.hl) || a.probe.launcher || a.pairs || a.pattern || a.dcb || a.probe.schedule_set ||
 		    a.dry_run || a.bidir || a.pcie)
@@ -340,5 +355,6 @@ out:
 	rck_launch_free(a.launch);
 	rck_mesh_config_free(a.c);
 	rck_hostlist_free(a.hl);
+	rck_topology_free(a.topo);
 	return rc;
 }

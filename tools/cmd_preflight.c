@@ -14,6 +14,7 @@
 #include "heatmap_save.h"
 #include "probe_shared.h"
 #include "progress.h"
+#include "topo_file.h"
 
 /* Exit codes of this command: the verdict, or 2 when it could not run; 3
  * when the fabric was too noisy to judge (inconclusive). */
@@ -31,7 +32,7 @@ static void on_signal(int sig)
 }
 
 enum { OPT_HOSTS = 256, OPT_HOSTFILE, OPT_EXPECT, OPT_CONFIG, OPT_QUICK, OPT_DEADLINE, OPT_REPORT,
-       OPT_DRAIN, OPT_FROM_MESH, OPT_RETESTS, OPT_SPARES, OPT_HEATMAP, OPT_DRY_RUN };
+       OPT_DRAIN, OPT_FROM_MESH, OPT_RETESTS, OPT_SPARES, OPT_HEATMAP, OPT_DRY_RUN, OPT_TOPOLOGY };
 
 const struct cli_opt preflight_opts[] = {
 	{ OPT_HOSTS, 0, "hosts", "LIST", "hosts or a nodelist (node[01-16]); NAME:PORT: an agent on another port" },
@@ -52,12 +53,15 @@ const struct cli_opt preflight_opts[] = {
 	{ OPT_FROM_MESH, 0, "from-mesh", "FILE", "the same as --from" },
 	{ OPT_DRY_RUN, 0, "dry-run", NULL, "print the hosts and the sweep's plan; contact no one, start nothing" },
 	{ OPT_DRY_RUN, 0, "list-hosts", NULL, "the same as --dry-run" },
+	{ OPT_TOPOLOGY, 0, "topology", "FILE",
+	  "the switches (topology JSON or Slurm topology.conf): sweep per leaf then across (topo), name switch faults, drain no host for them" },
 	{ 0 }
 };
 
 struct pf_args {
 	struct rck_preflight_config *c;
-	const char *report, *drain, *from_mesh, *config, *heatmap;
+	const char *report, *drain, *from_mesh, *config, *heatmap, *topology;
+	struct rck_topology *topo;
 	unsigned int hosts;
 	struct shared_probe probe; /* the options mesh and preflight share */
 	bool dry_run;
@@ -85,6 +89,9 @@ static int pf_opt(struct cli *cli, void *data, int c, const char *arg)
 	if (rc != CLI_CONTINUE)
 		return rc;
 	switch (c) {
+	case OPT_TOPOLOGY:
+		a->topology = arg;
+		return 0;
 	case OPT_HOSTS:
 	case OPT_HOSTFILE:
 		rc = c == OPT_HOSTS ? rck_preflight_config_add_hosts(a->c, arg, err, sizeof(err))
@@ -355,8 +362,15 @@ int cmd_preflight(struct cli *cli, int argc, char **argv)
 	if (!rc)
 		rc = finish_config(cli, &a);
 	if (!rc)
+		rc = cli_topology_load(cli, a.topology, &a.topo);
+	if (!rc) {
+		rck_preflight_config_set_topology(a.c, a.topo);
+		heatmap_set_topology(a.topo);
+	}
+	if (!rc)
 		rc = a.dry_run ? dry_run(cli, &a) : run(cli, &a);
 out:
 	rck_preflight_config_free(a.c);
+	rck_topology_free(a.topo);
 	return rc;
 }

@@ -13,11 +13,19 @@ struct heat {
 	const char *title;
 };
 
+/* --topology: the picture grouped by leaf switch (one command, one file). */
+static const struct rck_topology *heat_topo;
+
+void heatmap_set_topology(const struct rck_topology *t)
+{
+	heat_topo = t;
+}
+
 static int write_heat(FILE *f, const void *arg)
 {
 	const struct heat *h = arg;
 
-	return rck_heatmap_write_titled(h->m, h->test, h->r, h->title, h->fmt, f);
+	return rck_heatmap_write_topology(h->m, h->test, h->r, heat_topo, h->title, h->fmt, f);
 }
 
 int heatmap_save(struct cli *cli, const struct rck_mesh *m, const struct rck_report *r,

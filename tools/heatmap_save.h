@@ -15,5 +15,9 @@
  */
 int heatmap_save(struct cli *cli, const struct rck_mesh *m, const struct rck_report *r,
 		 const char *path);
+/* Group the pictures heatmap_save() draws by leaf switch of @t (NULL: by
+ * host); @t must outlive them. */
+struct rck_topology;
+void heatmap_set_topology(const struct rck_topology *t);
 
 #endif

@@ -77,6 +77,12 @@ enum rck_finding_code {
 	RCK_FINDING_GPU_PEERMEM,            /**< GPUs and NICs without a GPU peer-memory path */
 	RCK_FINDING_DRAIN_HELD,             /**< more hosts looked bad than drain_max_fraction: none drained */
 	RCK_FINDING_PCIE_SLOT_LIMITED,      /**< a NIC's link at its slot's capability, below its own */
+	/* localisation with a topology (rck_analysis_set_topology()): a SWITCH
+	 * finding's host is the switch, its nic the port */
+	RCK_FINDING_UPLINK_DEGRADED,        /**< a leaf's uplink(s) slow, lossy or down: every path across them bad */
+	RCK_FINDING_SWITCH_DOWN,            /**< a switch whose paths all fail: its hosts behind it, not drained */
+	RCK_FINDING_SWITCH_DEGRADED,        /**< a switch whose paths are slow or lossy */
+	RCK_FINDING_CABLE_BAD,              /**< a host NIC or its cable: host NIC -> switch port */
 	RCK_FINDING_CODE_COUNT
 };
 
@@ -94,6 +100,7 @@ enum rck_entity {
 	RCK_ENTITY_NIC = 1,    /**< host + NIC ("mlx5_0/1") */
 	RCK_ENTITY_LINK = 2,   /**< host + NIC -> peer host + peer NIC */
 	RCK_ENTITY_FABRIC = 3, /**< the fabric as a whole */
+	RCK_ENTITY_SWITCH = 4, /**< switch (host) + port (nic) -> upper switch + port; never drained */
 	RCK_ENTITY_COUNT
 };
 
@@ -431,6 +438,23 @@ struct rck_pcie;
  */
 int rck_analysis_set_host_pcie(struct rck_analysis *a, unsigned int host, const struct rck_pcie *now,
 			       const struct rck_pcie *before);
+
+struct rck_topology;
+/**
+ * Attach a topology (rocecheck/topology.h): which leaf and port each NIC is
+ * cabled to and which switch is above which. rck_analysis_run() then
+ * explains bad probes (failed, slow, lossy, late; first measurements) by
+ * the fewest parts on their paths: a host NIC and its cable (cable_bad,
+ * naming both ends; rail_crossed for two NICs of a host on each other's
+ * switches), a leaf or spine (switch_down, switch_degraded), a leaf's
+ * uplinks (uplink_degraded), each with its evidence counted. Host, NIC and
+ * link findings a switch-side part explains are demoted to suspect
+ * warnings ("behind SWITCH") and never drained. NICs are matched by host
+ * name and "device/port" (a bare device is port 1; a host-only cable, as
+ * Slurm's, places every NIC of the host). @t (NULL: none) is borrowed and
+ * must outlive @a and its runs. Returns 0 or -EINVAL.
+ */
+int rck_analysis_set_topology(struct rck_analysis *a, const struct rck_topology *t);
 
 #ifdef __cplusplus
 }

@@ -77,6 +77,18 @@ int rck_heatmap_write(const struct rck_mesh *m, enum rck_mesh_test test,
 int rck_heatmap_write_titled(const struct rck_mesh *m, enum rck_mesh_test test,
 			     const struct rck_report *r, const char *title,
 			     enum rck_heatmap_format fmt, FILE *out);
+struct rck_topology;
+/**
+ * rck_heatmap_write() grouped by switch: rows and columns ordered by the
+ * leaf switch each NIC is cabled to in @t (rocecheck/topology.h; switch
+ * order, NICs on no known leaf last, host order within a leaf), the leaf's
+ * name on the axis label where its NICs begin, so a bad uplink or leaf
+ * shows as a band, under @title as rck_heatmap_write_titled(). @t NULL:
+ * as rck_heatmap_write_titled(). Returns as it.
+ */
+int rck_heatmap_write_topology(const struct rck_mesh *m, enum rck_mesh_test test,
+			       const struct rck_report *r, const struct rck_topology *t,
+			       const char *title, enum rck_heatmap_format fmt, FILE *out);
 
 #ifdef __cplusplus
 }

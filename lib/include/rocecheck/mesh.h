@@ -410,9 +410,10 @@ const struct rck_mesh_limits *rck_mesh_limits(void);
  * without authentication. 0 or -EINVAL. */
 int rck_mesh_config_set_key(struct rck_mesh_config *c, const uint8_t *key, size_t len);
 /**
- * "full", "quick", "incast:K" or "pairs"; for "pairs", @pairs holds the
+ * "full", "quick", "incast:K", "pairs" or "topo"; for "pairs", @pairs holds the
  * pairs file's text (@len bytes, @name names it in messages), one "SRC DST"
- * per line. Returns 0, -EINVAL, -ENOMEM.
+ * per line. "topo" needs a topology (rck_mesh_config_set_topology()).
+ * Returns 0, -EINVAL, -ENOMEM.
  */
 int rck_mesh_config_set_pattern(struct rck_mesh_config *c, const char *pattern, const char *pairs,
 				size_t len, const char *name);
@@ -533,6 +534,19 @@ int rck_mesh_host_set_pcie(struct rck_mesh *m, unsigned int h, const struct rck_
  */
 int rck_mesh_host_pcie(const struct rck_mesh *m, unsigned int h, const struct rck_pcie **p,
 		       const char **error);
+struct rck_topology;
+/**
+ * The topology (rocecheck/topology.h) the "topo" pattern plans by: per
+ * leaf switch (and rail, with rails "same") a full mesh of its NICs both
+ * ways, then cross steps in which every NIC of a leaf sends to other
+ * leaves (about 4 NICs per leaf pair), so every uplink carries its leaf's
+ * whole rate out and, in other steps, in, and every ordered pair of leaves
+ * is probed at least once. NICs are placed by host name and "device/port"
+ * (or device, or netdev, or the host as a whole); NICs on no known leaf
+ * form a group of their own. @t (NULL: none) is borrowed and must outlive
+ * the sweeps run with @c. Returns 0 or -EINVAL.
+ */
+int rck_mesh_config_set_topology(struct rck_mesh_config *c, const struct rck_topology *t);
 
 #ifdef __cplusplus
 }

@@ -267,6 +267,16 @@ int rck_preflight_save(const struct rck_preflight *p, const char *path);
  */
 int rck_preflight_drain_argv(const char *tmpl, const char *host, const char *reason, char ***out);
 
+struct rck_topology;
+/**
+ * The topology (rocecheck/topology.h) of the hosts: the sweep runs the topo
+ * pattern (unless quick; rck_mesh_config_set_topology()) and the analysis
+ * localises by it (rck_analysis_set_topology()): a switch's or uplink's
+ * fault is one switch-side finding and drains no host. @t (NULL: none) is
+ * borrowed and must outlive the runs of @c. Returns 0 or -EINVAL.
+ */
+int rck_preflight_config_set_topology(struct rck_preflight_config *c, const struct rck_topology *t);
+
 #ifdef __cplusplus
 }
 #endif
