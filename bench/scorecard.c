@@ -18,7 +18,7 @@
  * class and size (a size's own count first), JSON lines to FILE, -v prints
  * every report with a wrong or missing finding, -g drains fails the run on
  * a false drain alone. */
-#define MAX_PASSES (RCK_LINK_RETEST_MAX + 2)
+#define MAX_PASSES (RCK_LINK_RETESTS_MOST + 2)
 #define MAX_SIZES 8
 #define T_PRECISION 0.99
 #define T_RECALL 0.995
