@@ -360,7 +360,7 @@ struct rck_report_links {
 	unsigned int suspects;     /**< links that failed the first screen */
 	unsigned int confirmed;    /**< suspects the retests confirmed */
 	unsigned int cleared;      /**< suspects the retests cleared */
-	unsigned int inconclusive; /**< suspects undecided after link_retests_max retests */
+	unsigned int inconclusive; /**< suspects left undecided (link_retests_max, link_retests_undecided) */
 };
 /** Fill @out (@out->size set by the caller). Returns 0 or -EINVAL. */
 int rck_report_links(const struct rck_report *r, struct rck_report_links *out);
