@@ -47,6 +47,7 @@ enum th_key {
 	TH_NIC_RETEST_LINKS,
 	TH_LINK_SWEEP_FALSE_ALARM,
 	TH_NOISE_BUDGET_S,     /* the preflight's, not the analysis's */
+	TH_LINK_RETESTS_UNDECIDED,
 	TH_COUNT
 };
 

@@ -101,9 +101,11 @@ enum an_conf an_confirm_nic(const struct rck_analysis *a, struct rck_report *r,
 	*ev = (struct an_evidence){0};
 	for (int side = 0; side < 2; side++) {
 		const uint32_t *start = side ? g->col_start : g->row_start;
+		const uint32_t *idx = side ? g->col_idx : g->row_idx;
 
 		if (side ? col : row)
-			cap += (start[nic + 1] - start[nic]) * RCK_LINK_RETEST_MAX;
+			for (uint32_t i = start[nic]; i < start[nic + 1]; i++)
+				cap += a->links[idx[i]].n_retests;
 	}
 	ratios = malloc((cap ? cap : 1) * sizeof(*ratios));
 	if (!ratios) {

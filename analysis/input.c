@@ -205,15 +205,36 @@ static bool meas_ok(const struct rck_link_meas *m, enum rck_link_test t)
 	return isfinite(m->lat_p50_us) && m->lat_p50_us >= 0;
 }
 
+/* Retests past @retest: only a sample of 0.4's size has them. */
+static unsigned int more_of(const struct rck_link_sample *s, const struct rck_link_meas **more)
+{
+	if (s->size < sizeof(*s) || !s->n_more_retests) {
+		*more = NULL;
+		return 0;
+	}
+	*more = s->more_retests;
+	return s->n_more_retests;
+}
+
 static int check_sample(const struct rck_analysis *a, const struct rck_link_sample *s)
 {
-	if (s->size < sizeof(*s) || (unsigned int)s->test >= RCK_LINK_TEST_COUNT ||
+	const struct rck_link_meas *more;
+	unsigned int n_more;
+
+	if (s->size < offsetof(struct rck_link_sample, more_retests) || (unsigned int)s->test >= RCK_LINK_TEST_COUNT ||
 	    s->src_nic >= a->n_nics || s->dst_nic >= a->n_nics || s->src_nic == s->dst_nic ||
 	    s->n_retests > RCK_LINK_RETEST_MAX || !meas_ok(&s->meas, s->test) ||
 	    !isfinite(s->line_rate_gbps) || s->line_rate_gbps < 0 || (s->n_counters && !s->counters))
 		return -EINVAL;
 	for (unsigned int i = 0; i < s->n_retests; i++)
 		if (!meas_ok(&s->retest[i], s->test))
+			return -EINVAL;
+	n_more = more_of(s, &more);
+	if (n_more && (!more || s->n_retests < RCK_LINK_RETEST_MAX ||
+		       n_more > RCK_LINK_RETESTS_MOST - RCK_LINK_RETEST_MAX))
+		return -EINVAL;
+	for (unsigned int i = 0; i < n_more; i++)
+		if (!meas_ok(&more[i], s->test))
 			return -EINVAL;
 	for (unsigned int i = 0; i < s->n_counters; i++)
 		if ((unsigned int)s->counters[i].id >= RCK_CTR_COUNT ||
@@ -243,7 +264,9 @@ RCK_EXPORT int rck_analysis_add_links(struct rck_analysis *a, const struct rck_l
 	for (size_t i = 0; i < n; i++) {
 		if (check_sample(a, &samples[i]))
 			return -EINVAL;
-		nr += samples[i].n_retests;
+		const struct rck_link_meas *more;
+
+		nr += samples[i].n_retests + more_of(&samples[i], &more);
 		nc += samples[i].n_counters;
 		nreason += samples[i].reason != NULL;
 	}
@@ -269,6 +292,8 @@ RCK_EXPORT int rck_analysis_add_links(struct rck_analysis *a, const struct rck_l
 	for (size_t i = 0; i < n; i++) {
 		const struct rck_link_sample *s = &samples[i];
 		struct an_link *l = &a->links[a->n_links++];
+		const struct rck_link_meas *more;
+		unsigned int n_more = more_of(s, &more);
 
 		memset(l, 0, sizeof(*l));
 		l->src = s->src_nic;
@@ -278,11 +303,14 @@ RCK_EXPORT int rck_analysis_add_links(struct rck_analysis *a, const struct rck_l
 		l->value = s->test == RCK_LINK_TEST_BW ? s->meas.gbps : s->meas.lat_p50_us;
 		l->p99 = s->meas.lat_p99_us;
 		l->line_rate = line_rate(a, s);
-		l->n_retests = (uint8_t)s->n_retests;
+		l->n_retests = (uint8_t)(s->n_retests + n_more);
 		l->retest = (uint32_t)a->n_retests;
 		if (s->n_retests)
 			memcpy(&a->retests[a->n_retests], s->retest, s->n_retests * sizeof(*s->retest));
 		a->n_retests += s->n_retests;
+		if (n_more)
+			memcpy(&a->retests[a->n_retests], more, n_more * sizeof(*more));
+		a->n_retests += n_more;
 		l->ctr = (uint32_t)a->n_ctrs;
 		l->n_ctr = s->n_counters;
 		if (s->n_counters)

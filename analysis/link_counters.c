@@ -31,16 +31,20 @@ static bool has(const struct rck_analysis *a, const struct an_link *l, enum rck_
 	return an_has_ctr(&a->nics[end == RCK_LINK_SRC ? l->src : l->dst], id);
 }
 
+/* Pauses on priorities other than @prio, both ends, both directions: one
+ * pass over the link's counters. */
 static uint64_t pfc_other(const struct rck_analysis *a, const struct an_link *l, unsigned int prio)
 {
 	uint64_t sum = 0;
 
-	for (unsigned int p = 0; p < 8; p++) {
-		if (p == prio)
+	for (uint32_t i = 0; i < l->n_ctr; i++) {
+		const struct rck_link_counter *c = &a->ctrs[l->ctr + i];
+		unsigned int id = (unsigned int)c->id;
+
+		if (c->end > RCK_LINK_DST || id < RCK_CTR_PFC_RX_PAUSE || id >= RCK_CTR_PFC_TX_PAUSE + 8)
 			continue;
-		for (int e = RCK_LINK_SRC; e <= RCK_LINK_DST; e++)
-			sum += ctr(a, l, (enum rck_link_end)e, (enum rck_counter)(RCK_CTR_PFC_RX_PAUSE + p)) +
-			       ctr(a, l, (enum rck_link_end)e, (enum rck_counter)(RCK_CTR_PFC_TX_PAUSE + p));
+		if ((id - RCK_CTR_PFC_RX_PAUSE) % 8 != prio)
+			sum += c->delta;
 	}
 	return sum;
 }
@@ -63,13 +67,33 @@ static bool eval(const struct rck_analysis *a, const struct an_link *l, unsigned
 		 struct rck_finding *f)
 {
 	unsigned int prio = (unsigned int)an_th(a, TH_ROCE_PRIORITY);
-	uint64_t ecn = ctr(a, l, RCK_LINK_DST, RCK_CTR_ECN_MARKED_PACKETS);
-	uint64_t sent = ctr(a, l, RCK_LINK_DST, RCK_CTR_CNP_SENT);
-	uint64_t handled = ctr(a, l, RCK_LINK_SRC, RCK_CTR_CNP_HANDLED);
-	uint64_t sum = 0;
+	uint64_t ecn = 0, sent = 0, handled = 0, sum = 0;
 
+	if (c >= 2) {
+		ecn = ctr(a, l, RCK_LINK_DST, RCK_CTR_ECN_MARKED_PACKETS);
+		sent = ctr(a, l, RCK_LINK_DST, RCK_CTR_CNP_SENT);
+		handled = ctr(a, l, RCK_LINK_SRC, RCK_CTR_CNP_HANDLED);
+	}
 	switch (c) {
 	case 0:
+		if (!f) {
+			/* The same sum in one pass over the link's counters. */
+			uint64_t dup[2] = {0, 0};
+
+			for (uint32_t i = 0; i < l->n_ctr; i++) {
+				const struct rck_link_counter *x = &a->ctrs[l->ctr + i];
+
+				if (x->id == RCK_CTR_DUPLICATE_REQUESTS)
+					dup[x->end == RCK_LINK_DST] += x->delta;
+				else if (x->id == RCK_CTR_OUT_OF_SEQUENCE || x->id == RCK_CTR_SEQ_ERR_NAKS ||
+					 x->id == RCK_CTR_LOCAL_ACK_TIMEOUTS || x->id == RCK_CTR_RETRY_EXCEEDED)
+					sum += x->delta;
+			}
+			for (int e = 0; e < 2; e++)
+				if (!(dup[e] < an_th(a, TH_DUPLICATE_MIN)))
+					sum += dup[e];
+			return sum >= an_th(a, TH_LOSS_MIN);
+		}
 		for (size_t i = 0; i < RCK_ARRAY_SIZE(loss_ids); i++)
 			for (int e = RCK_LINK_SRC; e <= RCK_LINK_DST; e++) {
 				uint64_t d = ctr(a, l, (enum rck_link_end)e, loss_ids[i]);
@@ -313,8 +337,6 @@ void an_check_link_counters(const struct rck_analysis *a, struct rck_report *r, 
 		goto oom;
 	if (!any)
 		goto out;
-	if (an_groups_build(a, take, &g))
-		goto oom;
 	for (unsigned int c = 0; c < RCK_ARRAY_SIZE(checks); c++) {
 		size_t nflag = 0;
 
@@ -324,6 +346,9 @@ void an_check_link_counters(const struct rck_analysis *a, struct rck_report *r, 
 		}
 		if (!nflag)
 			continue;
+		/* Grouped only once a check has a link to attribute. */
+		if (!g.row_start && an_groups_build(a, take, &g))
+			goto oom;
 		memset(hit, 0, a->n_nics);
 		an_attribute(a, &g, flag, hit, rh, ch);
 		for (unsigned int n = 0; n < a->n_nics; n++) {

@@ -22,7 +22,8 @@
  *    link_min_gap sigmas below the centre when the floor is closer) on
  *    all its measurements: slow when the log likelihood ratio reaches
  *    ln(1/link_false_alarm), cleared when it falls to ln(link_miss), and
- *    otherwise one more retest, up to link_retests_max. Wald's bound keeps
+ *    otherwise one more retest, up to link_retests_max, and past it, up to
+ *    link_retests_undecided, for the undecided links leaning to slow. Wald's bound keeps
  *    the false alarm rate per link below link_false_alarm whatever the
  *    number of retests. One measurement's ratio is capped below the
  *    confirmation bound, so a single dip never confirms a link.
@@ -43,7 +44,7 @@ struct bw_ctx {
 	double lnA, lnB;
 	double lnA_link;                       /* links' bound (link_sweep_false_alarm) */
 	size_t dip_n, dip_deep;                /* first measurements, deep ones (spread.c) */
-	unsigned int retests_max;
+	unsigned int retests_first, retests_max; /* link_retests_max, _undecided */
 };
 
 static unsigned int class_of(const struct bw_ctx *b, double rate)
@@ -488,7 +489,7 @@ static void judge_bw(const struct rck_analysis *a, struct rck_report *r, const s
 	}
 	if (m == 1) {
 		/* Never retested, or every retest failed: ask again, up to the limit. */
-		if (l->n_retests < b->retests_max)
+		if (l->n_retests < b->retests_first)
 			an_retest_add(r, RCK_LINK_TEST_BW, l->src, l->dst);
 		if (l->value < fl) {
 			f = an_add_link(r, a, l, RCK_FINDING_LINK_SLOW, RCK_SEVERITY_WARNING,
@@ -527,7 +528,10 @@ static void judge_bw(const struct rck_analysis *a, struct rck_report *r, const s
 			an_value(f, "line_rate_gbps", l->line_rate);
 	} else if (s <= b->lnB) {
 		r->links.cleared++;
-	} else if (l->n_retests >= b->retests_max) {
+	} else if (l->n_retests >= b->retests_max ||
+		   (l->n_retests >= b->retests_first && s <= 0)) {
+		/* Past link_retests_max only links whose evidence leans to
+		 * slow go on: one leaning to healthy would only cost time. */
 		r->links.inconclusive++;
 	} else {
 		an_retest_add(r, RCK_LINK_TEST_BW, l->src, l->dst);
@@ -682,7 +686,11 @@ static void check_bw(const struct rck_analysis *a, struct rck_report *r, uint8_t
 	classes(a, take, v, &b);
 	b.lnA = log(1 / an_th(a, TH_LINK_FALSE_ALARM));
 	b.lnB = log(an_th(a, TH_LINK_MISS));
-	b.retests_max = (unsigned int)an_th(a, TH_LINK_RETESTS_MAX);
+	/* A link still undecided after link_retests_max goes on, alone among
+	 * the suspects, up to link_retests_undecided retests in all. */
+	b.retests_first = b.retests_max = (unsigned int)an_th(a, TH_LINK_RETESTS_MAX);
+	if (b.retests_max < an_th(a, TH_LINK_RETESTS_UNDECIDED))
+		b.retests_max = (unsigned int)an_th(a, TH_LINK_RETESTS_UNDECIDED);
 	/* Each link's centre, spread and floor, for attribution. */
 	lim = v;
 	cen = malloc((a->n_links ? a->n_links : 1) * sizeof(*cen));

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analysis_int.h"
 
@@ -49,15 +50,23 @@ static int nic_spread(const struct rck_analysis *a, const struct an_groups *g, c
 {
 	size_t cap = 2 * a->n_links + 1;
 	double *v = malloc(cap * sizeof(*v)), *dev = malloc(cap * sizeof(*dev));
+	double *all = malloc(cap * sizeof(*all));
+	size_t *off = malloc(((size_t)a->n_nics + 1) * sizeof(*off));
 
-	if (!v || !dev) {
+	if (!v || !dev || !all || !off) {
 		free(v);
 		free(dev);
+		free(all);
+		free(off);
 		return -ENOMEM;
 	}
+	/* Each NIC's deviations once, kept for its host's pool. */
+	off[0] = 0;
 	for (unsigned int n = 0; n < a->n_nics; n++) {
-		uint32_t k = nic_devs(a, g, cen, n, v, dev);
+		uint32_t k = nic_devs(a, g, cen, n, v, all + off[n]);
 
+		off[n + 1] = off[n] + k;
+		memcpy(dev, all + off[n], k * sizeof(*dev));
 		out[n] = k >= AN_SPREAD_MIN_LINKS ? 1.4826 * an_median(dev, k) : NAN;
 	}
 	for (unsigned int h = 0; h < a->n_hosts; h++) {
@@ -66,7 +75,8 @@ static int nic_spread(const struct rck_analysis *a, const struct an_groups *g, c
 
 		for (unsigned int n = 0; n < a->n_nics; n++)
 			if (a->nics[n].host == h) {
-				k += nic_devs(a, g, cen, n, v, dev + k);
+				memcpy(dev + k, all + off[n], (off[n + 1] - off[n]) * sizeof(*dev));
+				k += off[n + 1] - off[n];
 				nics++;
 			}
 		if (nics < 2 || k < AN_SPREAD_MIN_LINKS)
@@ -78,6 +88,8 @@ static int nic_spread(const struct rck_analysis *a, const struct an_groups *g, c
 	}
 	free(v);
 	free(dev);
+	free(all);
+	free(off);
 	return 0;
 }
 

@@ -1,7 +1,8 @@
 /* Statistics the checks share: a linear-time median, links grouped by NIC
  * (rows: the NIC sends, columns: it receives) and majority attribution. */
 #include <errno.h>
-#include <errno.h>
+#include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,13 +41,73 @@ static double select_k(double *v, size_t n, size_t k)
 	return v[kk];
 }
 
+static void swap_d(double *v, ptrdiff_t i, ptrdiff_t j)
+{
+	double t = v[i];
+
+	v[i] = v[j];
+	v[j] = t;
+}
+
+/* Floyd and Rivest's selection (CACM 1975, algorithm 489): on large input
+ * it first selects within a sample around k, so the partition that
+ * follows is nearly final: about n + min(k, n - k) comparisons against
+ * Wirth's 2 to 3 n. Leaves v[k] the k-th smallest, smaller ones before. */
+static void select_fr(double *v, ptrdiff_t l, ptrdiff_t r, ptrdiff_t k)
+{
+	while (r > l) {
+		double t;
+		ptrdiff_t i, j;
+
+		if (r - l > 600) {
+			double n = (double)(r - l + 1), m = (double)(k - l + 1), z = log(n);
+			double s = 0.5 * exp(2 * z / 3);
+			double sd = 0.5 * sqrt(z * s * (n - s) / n) * (m - n / 2 < 0 ? -1 : 1);
+			ptrdiff_t nl = (ptrdiff_t)((double)k - m * s / n + sd);
+			ptrdiff_t nr = (ptrdiff_t)((double)k + (n - m) * s / n + sd);
+
+			select_fr(v, nl > l ? nl : l, nr < r ? nr : r, k);
+		}
+		t = v[k];
+		i = l;
+		j = r;
+		swap_d(v, l, k);
+		if (v[r] > t)
+			swap_d(v, r, l);
+		while (i < j) {
+			swap_d(v, i, j);
+			i++;
+			j--;
+			while (v[i] < t)
+				i++;
+			while (v[j] > t)
+				j--;
+		}
+		if (v[l] == t) {
+			swap_d(v, l, j);
+		} else {
+			j++;
+			swap_d(v, j, r);
+		}
+		if (j <= k)
+			l = j + 1;
+		if (k <= j)
+			r = j - 1;
+	}
+}
+
 double an_median(double *v, size_t n)
 {
 	double hi, lo;
 
 	if (!n)
 		return 0;
-	hi = select_k(v, n, n / 2);
+	if (n > 600) {
+		select_fr(v, 0, (ptrdiff_t)n - 1, (ptrdiff_t)(n / 2));
+		hi = v[n / 2];
+	} else {
+		hi = select_k(v, n, n / 2);
+	}
 	if (n % 2)
 		return hi;
 	/* The lower middle is the largest of the lower half. */

@@ -24,7 +24,7 @@ static const struct th_def defs[TH_COUNT] = {
 	[TH_LINK_ABS_FLOOR] = {"link_abs_floor", 0.90, 0, 1, false},
 	[TH_LINK_REL_FLOOR] = {"link_rel_floor", 0.93, 0, 1, false},
 	[TH_LINK_LATENCY_FACTOR] = {"link_latency_factor", 2.0, 1, 1000, false},
-	[TH_LINK_SCREEN_Z] = {"link_screen_z", 1.5, 0, 10, false},
+	[TH_LINK_SCREEN_Z] = {"link_screen_z", 1.0, 0, 10, false},
 	[TH_LINK_FALSE_ALARM] = {"link_false_alarm", 1e-9, 1e-300, 0.5, false},
 	[TH_LINK_MISS] = {"link_miss", 0.01, 1e-300, 0.5, false},
 	[TH_LINK_RETESTS_MAX] = {"link_retests_max", 4, 0, RCK_LINK_RETEST_MAX, true},
@@ -53,8 +53,9 @@ static const struct th_def defs[TH_COUNT] = {
 	[TH_DRAIN_MAX_FRACTION] = {"drain_max_fraction", 0.1, 0, 1, false},
 	[TH_NOISE_MAX] = {"noise_max", 0.15, 0.001, 10, false},
 	[TH_NIC_RETEST_LINKS] = {"nic_retest_links", 2, 1, 1e6, true},
-	[TH_LINK_SWEEP_FALSE_ALARM] = {"link_sweep_false_alarm", 0.005, 1e-300, 1, false},
+	[TH_LINK_SWEEP_FALSE_ALARM] = {"link_sweep_false_alarm", 0.0005, 1e-300, 1, false},
 	[TH_NOISE_BUDGET_S] = {"noise_budget_s", 60, 0, 86400, false},
+	[TH_LINK_RETESTS_UNDECIDED] = {"link_retests_undecided", 16, 0, RCK_LINK_RETESTS_MOST, true},
 };
 
 RCK_EXPORT int rck_thresholds_new(struct rck_thresholds **out)

@@ -14,11 +14,11 @@
 #include "fabric.h"
 
 /* usage: scorecard [-n TRIALS] [-s SEED] [-j THREADS] [-z HOSTSxRAILS[:TRIALS],...]
- * [-p PROBE_S] [-o ROUND_OVERHEAD_MS] [-J FILE] [-v] [-g drains]: TRIALS per
+ * [-p PROBE_S] [-o ROUND_OVERHEAD_MS] [-J FILE] [-v] [-g drains] [-c CLASS]: TRIALS per
  * class and size (a size's own count first), JSON lines to FILE, -v prints
  * every report with a wrong or missing finding, -g drains fails the run on
- * a false drain alone. */
-#define MAX_PASSES (RCK_LINK_RETEST_MAX + 2)
+ * a false drain alone, -c runs one class alone. */
+#define MAX_PASSES (RCK_LINK_RETESTS_MOST + 2)
 #define MAX_SIZES 8
 #define T_PRECISION 0.99
 #define T_RECALL 0.995
@@ -26,13 +26,14 @@
 
 struct acc {
 	uint64_t trials, named_ok, named_bad, detected, localised, false_drains, healthy_hosts;
-	uint64_t probes, rounds, passes, noisy_false_drains, inconclusive, held;
+	uint64_t probes, rounds, passes, noisy_false_drains, inconclusive, held, max_rounds;
 	uint64_t miss_by_noise[SF_NOISE_COUNT], wrong_by_noise[SF_NOISE_COUNT];
 };
 
 struct opts {
 	unsigned int trials, threads, n_sizes;
 	bool verbose;
+	int only;              /* -c CLASS: that class alone; -1 all */
 	bool gate_drains;      /* -g drains: only false drains fail the run */
 	unsigned int hosts[MAX_SIZES], rails[MAX_SIZES], size_trials[MAX_SIZES]; /* 0: trials */
 	uint64_t seed;
@@ -152,6 +153,8 @@ static void judge(const struct sf_fabric *f, const struct rck_report *r, const s
 	a->healthy_hosts += f->hosts - victims;
 	a->probes += sf_links(f) + f->retests_done;
 	a->rounds += 2 * (f->hosts - 1) + f->slots;
+	if (2 * (f->hosts - 1) + f->slots > a->max_rounds)
+		a->max_rounds = 2 * (f->hosts - 1) + f->slots;
 	a->passes += f->passes;
 }
 
@@ -168,7 +171,8 @@ static void *worker(void *arg)
 	if ((j->rc = sf_init(&f)))
 		return NULL;
 	for (unsigned int c = 0; c < SF_FAULT_COUNT; c++)
-		for (unsigned int t = j->worker; t < trials; t += o->threads) {
+		for (unsigned int t = j->worker; t < trials && (o->only < 0 || (int)c == o->only);
+		     t += o->threads) {
 			struct rck_report *r = NULL;
 
 			sf_trial(&f, sf_mix(base ^ sf_mix((uint64_t)c << 32 | t)), (enum sf_noise)(t % SF_NOISE_COUNT),
@@ -209,19 +213,28 @@ static unsigned int report(const struct opts *o, unsigned int s, const struct ac
 {
 	unsigned int missed = 0;
 
+	uint64_t trials = 0;
+
+	for (unsigned int c = 0; c < SF_FAULT_COUNT; c++)
+		trials = acc[c].trials > trials ? acc[c].trials : trials;
 	printf("\n%u hosts x %u rails (%u NICs, %zu probes a sweep), %" PRIu64 " trials a class\n", o->hosts[s],
 	       o->rails[s], o->hosts[s] * o->rails[s], (size_t)o->rails[s] * o->hosts[s] * (o->hosts[s] - 1),
-	       acc[0].trials);
-	printf("%-16s %6s %6s %6s %9s %6s %6s %8s %7s %6s  %s\n", "class", "prec", "recall", "local", "fd/1000h",
-	       "inconc", "held", "probes", "time_s", "passes", "misses | wrong, by noise cv2/cv5/cv10/dips/noisy");
+	       trials);
+	printf("%-16s %6s %6s %6s %9s %6s %6s %8s %7s %7s %6s  %s\n", "class", "prec", "recall", "local", "fd/1000h",
+	       "inconc", "held", "probes", "time_s", "max_s", "passes",
+	       "misses | wrong, by noise cv2/cv5/cv10/dips/noisy");
 	for (unsigned int c = 0; c < SF_FAULT_COUNT; c++) {
 		const struct acc *a = &acc[c];
+
+		if (!a->trials)
+			continue;
 		bool fault = c != SF_HEALTHY, tgt = sf_fault_targeted((enum sf_fault)c);
 		double prec = fault ? ratio(a->named_ok, a->named_ok + a->named_bad) : -1;
 		double rec = fault ? ratio(a->detected, a->trials) : -1;
 		double loc = fault ? ratio(a->localised, a->trials) : -1;
 		double fd = 1000.0 * ratio(a->false_drains, a->healthy_hosts);
 		double secs = (double)a->rounds / (double)a->trials * (o->probe_s + o->overhead_s);
+		double max_s = (double)a->max_rounds * (o->probe_s + o->overhead_s);
 		char why[96] = "";
 
 		if (fault && a->named_ok + a->named_bad && prec < T_PRECISION)
@@ -237,8 +250,9 @@ static unsigned int report(const struct opts *o, unsigned int s, const struct ac
 		num(stdout, prec);
 		num(stdout, rec);
 		num(stdout, loc);
-		printf(" %9.3f %6.3f %6.3f %8.0f %7.1f %6.2f ", fd, ratio(a->inconclusive, a->trials),
-		       ratio(a->held, a->trials), ratio(a->probes, a->trials), secs, ratio(a->passes, a->trials));
+		printf(" %9.3f %6.3f %6.3f %8.0f %7.1f %7.1f %6.2f ", fd, ratio(a->inconclusive, a->trials),
+		       ratio(a->held, a->trials), ratio(a->probes, a->trials), secs, max_s,
+		       ratio(a->passes, a->trials));
 		for (unsigned int k = 0; k < SF_NOISE_COUNT; k++)
 			printf("%s%" PRIu64, k ? "/" : " ", a->miss_by_noise[k]);
 		for (unsigned int k = 0; k < SF_NOISE_COUNT; k++)
@@ -254,8 +268,9 @@ static unsigned int report(const struct opts *o, unsigned int s, const struct ac
 			jnum(json, "inconclusive", ratio(a->inconclusive, a->trials));
 			jnum(json, "held", ratio(a->held, a->trials));
 			fprintf(json, ",\"false_drains\":%" PRIu64 ",\"false_drains_per_1000_hosts\":%.4f"
-				",\"probes\":%.1f,\"modelled_s\":%.2f,\"passes\":%.2f", a->false_drains, fd,
-				ratio(a->probes, a->trials), secs, ratio(a->passes, a->trials));
+				",\"probes\":%.1f,\"modelled_s\":%.2f,\"modelled_max_s\":%.2f,\"passes\":%.2f",
+				a->false_drains, fd, ratio(a->probes, a->trials), secs, max_s,
+				ratio(a->passes, a->trials));
 			for (unsigned int k = 0; k < SF_NOISE_COUNT; k++)
 				fprintf(json, "%s%" PRIu64, k ? "," : ",\"missed_by_noise\":[", a->miss_by_noise[k]);
 			for (unsigned int k = 0; k < SF_NOISE_COUNT; k++)
@@ -306,7 +321,8 @@ static double now(void)
 
 int main(int argc, char **argv)
 {
-	struct opts o = {.trials = 1000, .threads = 2, .seed = 20261204, .probe_s = 1.0, .overhead_s = 0.002};
+	struct opts o = {.trials = 1000, .threads = 2, .seed = 20261204, .probe_s = 1.0, .overhead_s = 0.002,
+			 .only = -1};
 	unsigned int missed = 0;
 	uint64_t fd_quiet = 0, fd_noisy = 0;
 	FILE *json = NULL;
@@ -314,7 +330,7 @@ int main(int argc, char **argv)
 	int opt;
 
 	parse_sizes(&o, "16x1,16x8,64x1,64x8,256x1,256x8");
-	while ((opt = getopt(argc, argv, "n:s:j:z:p:o:J:vg:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:s:j:z:p:o:J:vg:c:")) != -1) {
 		switch (opt) {
 		case 'n': o.trials = (unsigned int)strtoul(optarg, NULL, 10); break;
 		case 's': o.seed = strtoull(optarg, NULL, 0); break;
@@ -329,6 +345,15 @@ int main(int argc, char **argv)
 		case 'o': o.overhead_s = atof(optarg) / 1000; break;
 		case 'J': o.json = optarg; break;
 		case 'v': o.verbose = true; break;
+		case 'c':
+			for (o.only = 0; o.only < SF_FAULT_COUNT; o.only++)
+				if (!strcmp(optarg, sf_fault_name((enum sf_fault)o.only)))
+					break;
+			if (o.only == SF_FAULT_COUNT) {
+				fprintf(stderr, "scorecard: no class '%s'\n", optarg);
+				return 2;
+			}
+			break;
 		case 'g':
 			if (strcmp(optarg, "drains")) {
 				fprintf(stderr, "scorecard: -g takes 'drains'\n");
@@ -338,7 +363,7 @@ int main(int argc, char **argv)
 			break;
 		default:
 			fprintf(stderr, "usage: scorecard [-n TRIALS] [-s SEED] [-j THREADS] [-z HxR[:N],...] [-p PROBE_S] "
-					"[-o OVERHEAD_MS] [-J FILE] [-v] [-g drains]\n");
+					"[-o OVERHEAD_MS] [-J FILE] [-v] [-g drains] [-c CLASS]\n");
 			return 2;
 		}
 	}
@@ -381,9 +406,12 @@ int main(int argc, char **argv)
 			for (unsigned int c = 0; c < SF_FAULT_COUNT; c++) {
 				uint64_t *d = (uint64_t *)&sum[c];
 				const uint64_t *x = (const uint64_t *)&jobs[w].acc[c];
+				uint64_t mx = sum[c].max_rounds > jobs[w].acc[c].max_rounds ? sum[c].max_rounds
+											    : jobs[w].acc[c].max_rounds;
 
 				for (size_t k = 0; k < sizeof(struct acc) / sizeof(uint64_t); k++)
 					d[k] += x[k];
+				sum[c].max_rounds = mx; /* a maximum, not a sum */
 			}
 		}
 		missed += report(&o, s, sum, json);

@@ -8,6 +8,8 @@
 #include "fabric.h"
 
 #define CHUNK 4096
+/* Retests past the sample's own array, per chunk of samples. */
+#define MORE_CAP 4096
 #define NOISY_CV 0.15
 
 uint64_t sf_mix(uint64_t x)
@@ -66,8 +68,9 @@ int sf_init(struct sf_fabric *f)
 	f->retests = calloc(n, 1);
 	f->buf = calloc(CHUNK, sizeof(*f->buf));
 	f->ctrs = calloc((size_t)CHUNK * 8, sizeof(*f->ctrs));
+	f->more = calloc(MORE_CAP, sizeof(*f->more));
 	f->busy = calloc((size_t)f->hosts * f->rails, sizeof(*f->busy));
-	if (!f->first || !f->retests || !f->buf || !f->ctrs || !f->busy) {
+	if (!f->first || !f->retests || !f->buf || !f->ctrs || !f->more || !f->busy) {
 		sf_fini(f);
 		return -ENOMEM;
 	}
@@ -81,6 +84,8 @@ void sf_fini(struct sf_fabric *f)
 	free(f->buf);
 	free(f->ctrs);
 	free(f->busy);
+	free(f->more);
+	f->more = NULL;
 	f->first = NULL;
 	f->retests = NULL;
 	f->buf = NULL;
@@ -175,7 +180,7 @@ static bool dead(const struct sf_fabric *f, unsigned int src, unsigned int dst)
 static int analysis(const struct sf_fabric *f, const struct rck_thresholds *th, struct rck_analysis **out)
 {
 	struct rck_analysis *a = NULL;
-	size_t n = sf_links(f), k = 0, nc = 0;
+	size_t n = sf_links(f), k = 0, nc = 0, nm = 0;
 	int rc = rck_analysis_new(th, &a);
 
 	for (unsigned int h = 0; !rc && h < f->hosts; h++)
@@ -195,16 +200,24 @@ static int analysis(const struct sf_fabric *f, const struct rck_thresholds *th, 
 			x->reason = "agent: connection refused";
 		} else {
 			x->meas.gbps = f->first[i];
-			x->n_retests = f->retests[i];
+			unsigned int nr = f->retests[i];
+
+			x->n_retests = nr < RCK_LINK_RETEST_MAX ? nr : RCK_LINK_RETEST_MAX;
 			for (unsigned int r = 0; r < x->n_retests; r++)
 				x->retest[r].gbps = measure(f, i, src, dst, rail, r + 1);
+			if (nr > RCK_LINK_RETEST_MAX) {
+				x->more_retests = f->more + nm;
+				x->n_more_retests = nr - RCK_LINK_RETEST_MAX;
+				for (unsigned int r = RCK_LINK_RETEST_MAX; r < nr; r++)
+					f->more[nm++].gbps = measure(f, i, src, dst, rail, r + 1);
+			}
 			x->counters = f->ctrs + nc;
 			x->n_counters = sf_link_counters(f, i, src, dst, rail, f->first[i], f->ctrs + nc);
 			nc += x->n_counters;
 		}
-		if (k == CHUNK || i + 1 == n) {
+		if (k == CHUNK || i + 1 == n || nm + RCK_LINK_RETESTS_MOST > MORE_CAP) {
 			rc = rck_analysis_add_links(a, f->buf, k);
-			k = nc = 0;
+			k = nc = nm = 0;
 		}
 	}
 	if (rc) {
@@ -266,7 +279,7 @@ int sf_run(struct sf_fabric *f, const struct rck_thresholds *th, unsigned int ma
 
 			rck_report_retest(r, i, NULL, &src, &dst);
 			idx = link_index(f, src / f->rails, dst / f->rails, src % f->rails);
-			if (f->retests[idx] < RCK_LINK_RETEST_MAX) {
+			if (f->retests[idx] < RCK_LINK_RETESTS_MOST) {
 				f->retests[idx]++;
 				f->retests_done++;
 			}

@@ -59,6 +59,7 @@ struct sf_fabric {
 	uint8_t *retests;       /* per link: retests done */
 	struct rck_link_sample *buf;
 	struct rck_link_counter *ctrs;
+	struct rck_link_meas *more;     /* retests past RCK_LINK_RETEST_MAX, per chunk */
 	unsigned int passes, retests_done, slots;
 	uint64_t *busy;         /* pass_slots scratch */
 	size_t busy_words;

@@ -9,6 +9,7 @@
 #include "synth.h"
 
 #define CHUNK 4096
+#define MORE_CAP 4096
 
 static uint64_t mix(uint64_t x)
 {
@@ -77,9 +78,11 @@ void synth_fini(struct synth *s)
 int synth_analysis(const struct synth *s, const struct rck_thresholds *th, struct rck_analysis **out)
 {
 	struct rck_link_sample *buf = calloc(CHUNK, sizeof(*buf));
+	/* Retests past the sample's own array, per chunk. */
+	struct rck_link_meas *more = calloc(MORE_CAP, sizeof(*more));
 	struct rck_analysis *a = NULL;
-	size_t n = synth_links(s), k = 0;
-	int rc = buf ? rck_analysis_new(th, &a) : -ENOMEM;
+	size_t n = synth_links(s), k = 0, nm = 0;
+	int rc = buf && more ? rck_analysis_new(th, &a) : -ENOMEM;
 
 	for (unsigned int h = 0; !rc && h < s->hosts; h++) {
 		struct rck_analysis_nic nic = {.size = sizeof(nic), .device = "mlx5_0", .port = 1,
@@ -93,6 +96,7 @@ int synth_analysis(const struct synth *s, const struct rck_thresholds *th, struc
 	}
 	for (size_t i = 0; !rc && i < n; i++) {
 		struct rck_link_sample *x = &buf[k++];
+		unsigned int nr;
 
 		memset(x, 0, sizeof(*x));
 		x->size = sizeof(*x);
@@ -104,15 +108,23 @@ int synth_analysis(const struct synth *s, const struct rck_thresholds *th, struc
 		} else {
 			x->meas.gbps = synth_measure(s, i, 0);
 		}
-		x->n_retests = s->retests ? s->retests[i] : 0;
+		nr = s->retests ? s->retests[i] : 0;
+		x->n_retests = nr < RCK_LINK_RETEST_MAX ? nr : RCK_LINK_RETEST_MAX;
 		for (unsigned int r = 0; r < x->n_retests; r++)
 			x->retest[r].gbps = synth_measure(s, i, r + 1);
-		if (k == CHUNK || i + 1 == n) {
+		if (nr > RCK_LINK_RETEST_MAX) {
+			x->more_retests = more + nm;
+			x->n_more_retests = nr - RCK_LINK_RETEST_MAX;
+			for (unsigned int r = RCK_LINK_RETEST_MAX; r < nr; r++)
+				more[nm++].gbps = synth_measure(s, i, r + 1);
+		}
+		if (k == CHUNK || i + 1 == n || nm + RCK_LINK_RETESTS_MOST > MORE_CAP) {
 			rc = rck_analysis_add_links(a, buf, k);
-			k = 0;
+			k = nm = 0;
 		}
 	}
 	free(buf);
+	free(more);
 	if (rc) {
 		rck_analysis_free(a);
 		return rc;
@@ -178,7 +190,7 @@ int synth_run(struct synth *s, const struct rck_thresholds *th, unsigned int max
 
 			rck_report_retest(r, i, NULL, &src, &dst);
 			idx = synth_index(s, src, dst);
-			if (s->retests[idx] < RCK_LINK_RETEST_MAX) {
+			if (s->retests[idx] < RCK_LINK_RETESTS_MOST) {
 				s->retests[idx]++;
 				done++;
 			}

@@ -181,8 +181,10 @@ struct rck_link_counter {
 	uint64_t delta;
 };
 
-/** Most retests one sample carries. */
+/** Most retests one sample carries in @retest. */
 #define RCK_LINK_RETEST_MAX 4
+/** Most retests of one sample in all, @retest and @more_retests (0.4). */
+#define RCK_LINK_RETESTS_MOST 64
 
 /**
  * One probed link. Set @size to sizeof(struct rck_link_sample): fields may
@@ -192,6 +194,11 @@ struct rck_link_counter {
  * first. @reason (may be NULL) says why a failed probe failed. @counters
  * lists nonzero counter increases; a counter a NIC has (see struct
  * rck_analysis_nic) and that is not listed increased by 0.
+ * @more_retests (0.4; may be NULL) holds @n_more_retests further retests,
+ * oldest first, after a full @retest (@n_retests RCK_LINK_RETEST_MAX), up
+ * to RCK_LINK_RETESTS_MOST in all: a link whose sequential test is still
+ * undecided goes on (link_retests_undecided). A caller built before 0.4
+ * passes the smaller size and has none.
  */
 struct rck_link_sample {
 	size_t size;
@@ -205,6 +212,8 @@ struct rck_link_sample {
 	const char *reason;
 	const struct rck_link_counter *counters;
 	unsigned int n_counters;
+	const struct rck_link_meas *more_retests;
+	unsigned int n_more_retests;
 };
 
 /**
@@ -361,7 +370,7 @@ struct rck_report_links {
 	unsigned int suspects;     /**< links that failed the first screen */
 	unsigned int confirmed;    /**< suspects the retests confirmed */
 	unsigned int cleared;      /**< suspects the retests cleared */
-	unsigned int inconclusive; /**< suspects undecided after link_retests_max retests */
+	unsigned int inconclusive; /**< suspects left undecided (link_retests_max, link_retests_undecided) */
 };
 /** Fill @out (@out->size set by the caller). Returns 0 or -EINVAL. */
 int rck_report_links(const struct rck_report *r, struct rck_report_links *out);
