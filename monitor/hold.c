@@ -40,8 +40,11 @@ int mh_window(struct mh *h, const struct mf_list *now, unsigned int *changed, un
 	unsigned int n_changed = 0, out = 0;
 
 	/* shift every known key: absent unless listed below */
-	for (unsigned int i = 0; i < h->cnt; i++)
+	for (unsigned int i = 0; i < h->cnt; i++) {
 		h->v[i].bits <<= 1;
+		if (h->v[i].age < h->n)
+			h->v[i].age++;
+	}
 	for (unsigned int j = 0; j < now->n; j++) {
 		int i;
 
@@ -59,6 +62,7 @@ int mh_window(struct mh *h, const struct mf_list *now, unsigned int *changed, un
 			memset(&h->v[h->cnt], 0, sizeof(h->v[h->cnt]));
 			if (!(h->v[h->cnt].key = strdup(key)))
 				return -ENOMEM;
+			h->v[h->cnt].age = 1;
 			i = (int)h->cnt++;
 		}
 		h->v[i].bits |= 1;
@@ -69,11 +73,13 @@ int mh_window(struct mh *h, const struct mf_list *now, unsigned int *changed, un
 		unsigned int present = ones(e->bits, h->n);
 		bool counts;
 
+		/* absences are counted among the windows seen since the key
+		 * appeared: a flap counted at once is not cleared by the empty
+		 * history before it */
 		if (e->counts)
-			counts = h->n - present < h->k || (e->last.immediate && (e->bits & 1));
+			counts = e->age - ones(e->bits, e->age) < h->k || (e->last.immediate && (e->bits & 1));
 		else
 			counts = present >= h->k || (e->last.immediate && (e->bits & 1));
-		/* a window too young to hold K absences keeps what counts */
 		if (counts != e->counts) {
 			e->counts = counts;
 			if (changed && n_changed < max)

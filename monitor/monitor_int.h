@@ -75,6 +75,7 @@ void mf_key(const struct mf *f, char *buf, size_t len);
 struct mh_entry {
 	char *key;
 	uint32_t bits;
+	unsigned int age;    /* windows since first seen (at most N) */
 	bool counts;
 	struct mf last;      /* the finding as last seen */
 };

@@ -169,22 +169,27 @@ void mr_poll(struct mr_port *p, const struct ms_sample *cur, const struct mr_th 
 		return;
 	}
 	dt = cur->t_ns > prev->t_ns ? (double)(cur->t_ns - prev->t_ns) / 1e9 : 0;
-	/* a flap: carrier changes (two a bounce) or the port's link_downed */
+	/* a flap: a way down seen in carrier changes (alternating; from up the
+	 * first is a down), the port's link_downed, or the state itself */
 	delta_extra(prev, cur, MS_CARRIER_CHANGES, &dc);
 	delta(prev, cur, RCK_CTR_LINK_DOWNED, &dl);
-	if (dc || dl || (prev->link_up && !cur->link_up)) {
-		uint64_t n = (dc + 1) / 2 > dl ? (dc + 1) / 2 : dl;
+	{
+		uint64_t n = prev->link_up ? (dc + 1) / 2 : dc / 2;
 		struct mf *f;
 
-		if (!n)
+		if (dl > n)
+			n = dl;
+		if (!n && prev->link_up && !cur->link_up)
 			n = 1;
-		p->flaps += n;
-		p->flapped = true;
-		f = mf_add(out, "link_flap", RCK_SEVERITY_DEGRADED, p->device, p->port, NULL,
-			   "link went down %llu time%s in %.1f s%s", (unsigned long long)n, n == 1 ? "" : "s",
-			   dt, cur->link_up ? " and is up again" : "");
-		if (f)
-			f->immediate = true;
+		if (n) {
+			p->flaps += n;
+			p->flapped = true;
+			f = mf_add(out, "link_flap", RCK_SEVERITY_DEGRADED, p->device, p->port, NULL,
+				   "link went down %llu time%s in %.1f s%s", (unsigned long long)n,
+				   n == 1 ? "" : "s", dt, cur->link_up ? " and is up again" : "");
+			if (f)
+				f->immediate = true;
+		}
 	}
 	for (size_t i = 0; i < RCK_ARRAY_SIZE(rate_rules); i++) {
 		const struct rate_rule *r = &rate_rules[i];
