@@ -26,7 +26,8 @@ static void probes(FILE *f, const struct rck_monitor *m)
 {
 	static const char *const q[2] = {"0.5", "0.99"};
 
-	mp_family(f, "rocecheck_monitor_rtt_seconds", "gauge", "Probe round-trip time over the last window.");
+	/* quantiles without _sum and _count: a summary to the text format */
+	mp_family(f, "rocecheck_monitor_rtt_seconds", "summary", "Probe round-trip time over the last window.");
 	for (unsigned int i = 0; i < m->n_peers; i++) {
 		const struct md_peer *p = &m->peers[i];
 		double v[2] = {p->last.p50_us, p->last.p99_us};
