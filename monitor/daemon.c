@@ -143,7 +143,10 @@ static int poll_counters(struct rck_monitor *m)
 	int rc;
 
 	mf_list_clear(&m->ctr_now);
-	if (m->cfg.counters && !ms_poll(m->ctx, &s, &names, &ports, &n)) {
+	bool dcb = m->want_dcb || !m->polls;
+
+	if (m->cfg.counters && !ms_poll(m->ctx, dcb, &s, &names, &ports, &n)) {
+		m->want_dcb = false;
 		pv = calloc(n ? n : 1, sizeof(*pv));
 		for (unsigned int i = 0; i < n; i++) {
 			struct mr_port *p = port_for(m, names[i], ports[i]);
@@ -151,9 +154,14 @@ static int poll_counters(struct rck_monitor *m)
 			if (!p)
 				continue;
 			mr_poll(p, &s[i], &m->th, &m->ctr_now);
-			if (p->compared) {
+			/* DCB again on the next poll while a port is down or just flapped */
+			m->want_dcb |= p->flapped || !s[i].link_up;
+			/* the comparison after a flap is said once DCB was read too */
+			if (p->compared && dcb) {
 				md_event_compared(m, p);
 				p->compared = false;
+			} else if (p->compared) {
+				m->want_dcb = true;
 			}
 			if (pv)
 				pv[i] = (struct mr_pause){ .host = NULL, .device = p->device, .port = p->port,

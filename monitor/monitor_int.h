@@ -180,9 +180,10 @@ struct mr_peerwin {
 void mr_probes(const char *device, unsigned int port, const struct mr_peerwin *v, unsigned int n,
 	       const struct mr_th *th, struct mf_list *out);
 
-/* Read every port once (sample.c): @out, @names and @ports are allocated
- * (n entries each; the caller frees them). 0 or -errno. */
-int ms_poll(struct rck_ctx *ctx, struct ms_sample **out, char (**names)[MF_STR],
+/* Read every port once (sample.c), with its DCB state when @dcb: @out,
+ * @names and @ports are allocated (n entries each; the caller frees them).
+ * 0 or -errno. */
+int ms_poll(struct rck_ctx *ctx, bool dcb, struct ms_sample **out, char (**names)[MF_STR],
 	    unsigned int **ports, unsigned int *n);
 
 /* ---- the daemon (config.c, daemon.c, probe.c, prom.c) ---- */
@@ -243,6 +244,7 @@ struct rck_monitor {
 	struct mh hold_ctr, hold_probe;
 	volatile sig_atomic_t stop;
 	uint64_t windows, polls;
+	bool want_dcb;                 /* read DCB state next poll (first, after a flap) */
 };
 
 int md_addr(const char *s, unsigned int def_port, struct sockaddr_storage *sa, socklen_t *len);

@@ -88,12 +88,18 @@ static void state_check(struct mr_port *p, const struct ms_state *c, struct mf_l
 	char what[128] = "";
 	bool any = false;
 
-	p->changed[MS_GID_TABLE] = b->gid_hash && c->gid_hash && b->gid_hash != c->gid_hash;
-	p->changed[MS_GID_INDEX] = b->gid_index >= 0 && b->gid_index != c->gid_index &&
-				   (c->gid_index >= 0 || c->gid_hash);
-	p->changed[MS_DSCP_TRUST] = b->dscp_trust >= 0 && c->dscp_trust >= 0 && b->dscp_trust != c->dscp_trust;
-	p->changed[MS_PFC] = b->pfc_mask >= 0 && c->pfc_mask >= 0 && b->pfc_mask != c->pfc_mask;
-	p->changed[MS_DSCP_MAP] = b->dscp_map_hash && c->dscp_map_hash && b->dscp_map_hash != c->dscp_map_hash;
+	/* a field this poll did not read (DCB is read after flaps only) keeps
+	 * its last verdict */
+	if (c->gid_hash)
+		p->changed[MS_GID_TABLE] = b->gid_hash && b->gid_hash != c->gid_hash;
+	if (c->gid_hash)
+		p->changed[MS_GID_INDEX] = b->gid_index >= 0 && b->gid_index != c->gid_index;
+	if (c->dscp_trust >= 0)
+		p->changed[MS_DSCP_TRUST] = b->dscp_trust >= 0 && b->dscp_trust != c->dscp_trust;
+	if (c->pfc_mask >= 0)
+		p->changed[MS_PFC] = b->pfc_mask >= 0 && b->pfc_mask != c->pfc_mask;
+	if (c->dscp_map_hash)
+		p->changed[MS_DSCP_MAP] = b->dscp_map_hash && b->dscp_map_hash != c->dscp_map_hash;
 	for (int w = 0; w < MS_WHAT_COUNT; w++) {
 		if (!p->changed[w])
 			continue;

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "monitor_int.h"
+#include "rocecheck/dcb.h"
 #include "rocecheck/inventory.h"
 #include "sysfs.h"
 
@@ -40,7 +41,37 @@ static void gid_state(const struct rck_port *port, struct ms_state *st)
 	st->gid_hash = h | 1; /* never 0 (unknown) */
 }
 
-int ms_poll(struct rck_ctx *ctx, struct ms_sample **out, char (**names)[MF_STR],
+/* DSCP trust, PFC priorities and the DSCP -> priority map of @netdev. */
+static void dcb_state(struct rck_ctx *ctx, const char *netdev, struct ms_state *st)
+{
+	struct rck_dcb *dcb = NULL;
+	uint64_t h = 1469598103934665603ull;
+	const char *trust;
+	uint8_t en = 0;
+	bool any = false;
+
+	if (rck_dcb_read(ctx, netdev, &dcb))
+		return;
+	if ((trust = rck_dcb_trust(dcb, NULL)))
+		st->dscp_trust = !strcmp(trust, "dscp");
+	if (!rck_dcb_pfc(dcb, &en, NULL, NULL, NULL))
+		st->pfc_mask = en;
+	for (size_t i = 0; i < rck_dcb_app_count(dcb); i++) {
+		uint8_t sel, prio;
+		uint16_t proto;
+
+		if (rck_dcb_app(dcb, i, &sel, &proto, &prio) || sel != RCK_DCB_SEL_DSCP)
+			continue;
+		h = fnv(h, &proto, sizeof(proto));
+		h = fnv(h, &prio, sizeof(prio));
+		any = true;
+	}
+	if (any || !rck_dcb_supported(dcb, RCK_DCB_APP))
+		st->dscp_map_hash = h | 1;
+	rck_dcb_free(dcb);
+}
+
+int ms_poll(struct rck_ctx *ctx, bool dcb, struct ms_sample **out, char (**names)[MF_STR],
 	    unsigned int **ports, unsigned int *n_out)
 {
 	struct rck_inventory *inv = NULL;
@@ -100,6 +131,9 @@ int ms_poll(struct rck_ctx *ctx, struct ms_sample **out, char (**names)[MF_STR],
 			s->extra[MS_CARRIER_CHANGES] = v;
 			s->has_extra[MS_CARRIER_CHANGES] = 1;
 		}
+		/* netlink reads the live host only: a recorded tree has no DCB here */
+		if (dcb && nd && !rck_ctx_is_recorded(ctx))
+			dcb_state(ctx, nd, &s->st);
 	}
 	*n_out = n;
 	rck_snapshot_free(snap);
