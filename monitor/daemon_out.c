@@ -15,6 +15,7 @@ static void event(const struct rck_monitor *m, json_t *o)
 	if (!o)
 		return;
 	clock_gettime(CLOCK_REALTIME, &ts);
+	json_object_set_new(o, "schema", json_string(RCK_MONITOR_EVENT_SCHEMA));
 	json_object_set_new(o, "time", json_real((double)ts.tv_sec + ts.tv_nsec / 1e9));
 	if (m->cfg.host)
 		json_object_set_new(o, "host", json_string(m->cfg.host));

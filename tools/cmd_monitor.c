@@ -195,14 +195,15 @@ static int run(struct cli *cli, const struct monitor_args *a, struct rck_monitor
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
-	printf("{\"event\":\"started\",\"port\":%u,\"peers\":%u,\"timestamping\":\"sw\"}\n",
-	       rck_monitor_port(m), rck_pinglist_count(pl));
+	printf("{\"schema\":\"%s\",\"event\":\"started\",\"port\":%u,\"peers\":%u,"
+	       "\"transport\":\"udp\",\"timestamping\":\"sw\"}\n",
+	       RCK_MONITOR_EVENT_SCHEMA, rck_monitor_port(m), rck_pinglist_count(pl));
 	fflush(stdout);
 	rc = rck_monitor_run(m);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
 	running = NULL;
-	printf("{\"event\":\"stopped\"}\n");
+	printf("{\"schema\":\"%s\",\"event\":\"stopped\"}\n", RCK_MONITOR_EVENT_SCHEMA);
 	fflush(stdout);
 	rck_monitor_free(m);
 	return rc ? cli_fail(cli, rc, "monitor"), EXIT_FAIL : EXIT_MEASURED;

@@ -114,6 +114,9 @@ int rck_monitor_config_set_duration(struct rck_monitor_config *cfg, double secon
 /** Poll counters of the ports of @ctx's tree (true) or probe only (false). Default true. */
 int rck_monitor_config_set_counters(struct rck_monitor_config *cfg, bool on);
 
+/** The `schema` member of every event line (schemas/monitor-event.schema.json). */
+#define RCK_MONITOR_EVENT_SCHEMA "rocecheck.monitor-event/1"
+
 /** A running monitor. */
 struct rck_monitor;
 
