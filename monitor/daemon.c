@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "monitor_int.h"
+#include "rocecheck/inventory.h"
 
 #define NS 1000000000ull
 
@@ -85,6 +86,7 @@ RCK_EXPORT void rck_monitor_free(struct rck_monitor *m)
 	free(m->cfg.npd);
 	free(m->peers);
 	free(m->ports);
+	rck_inventory_free(m->inv);
 	mf_list_free(&m->ctr_now);
 	mf_list_free(&m->probe_now);
 	mh_free(&m->hold_ctr);
@@ -145,7 +147,8 @@ static int poll_counters(struct rck_monitor *m)
 	mf_list_clear(&m->ctr_now);
 	bool dcb = m->want_dcb || !m->polls;
 
-	if (m->cfg.counters && !ms_poll(m->ctx, dcb, &s, &names, &ports, &n)) {
+	if (m->cfg.counters && !ms_poll(m->ctx, dcb, &m->inv, dcb || m->polls % MD_INV_POLLS == 0,
+					&s, &names, &ports, &n)) {
 		m->want_dcb = false;
 		pv = calloc(n ? n : 1, sizeof(*pv));
 		for (unsigned int i = 0; i < n; i++) {
@@ -205,13 +208,14 @@ static int close_window(struct rck_monitor *m)
 
 RCK_EXPORT int rck_monitor_run(struct rck_monitor *m)
 {
-	uint64_t start, next_poll, next_win, end;
+	uint64_t start, next_poll, next_win, end, next_tick, ticks = 0;
 	int rc = 0;
 
 	if (!m)
 		return -EINVAL;
 	start = md_now();
 	next_poll = start;
+	next_tick = start;
 	next_win = start + (uint64_t)m->cfg.window_s * NS;
 	end = m->cfg.duration > 0 ? start + (uint64_t)(m->cfg.duration * 1e9) : UINT64_MAX;
 	/* spread the first probes over one period so peers are not hit at once */
@@ -224,19 +228,25 @@ RCK_EXPORT int rck_monitor_run(struct rck_monitor *m)
 
 		if (now >= end)
 			break;
-		for (unsigned int i = 0; i < m->n_peers; i++) {
-			struct md_peer *p = &m->peers[i];
+		/* sends are batched on a 10 ms tick: one pass over the peers per
+		 * tick, not per probe */
+		if (now >= next_tick) {
+			for (unsigned int i = 0; i < m->n_peers; i++) {
+				struct md_peer *p = &m->peers[i];
 
-			if (now >= p->next_ns) {
+				if (now < p->next_ns)
+					continue;
 				md_send(m, i, now);
 				p->next_ns += (uint64_t)((double)NS / p->rate_hz);
 				if (p->next_ns < now) /* fell behind (a stopped process): no burst */
 					p->next_ns = now + (uint64_t)((double)NS / p->rate_hz);
 			}
-			if (p->next_ns < wake)
-				wake = p->next_ns;
+			next_tick = now + MD_TICK_NS;
+			if (++ticks % 10 == 0)
+				md_expire(m, now);
 		}
-		md_expire(m, now);
+		if (m->n_peers && next_tick < wake)
+			wake = next_tick;
 		if (now >= next_poll) {
 			rc = poll_counters(m);
 			next_poll += NS;

@@ -180,11 +180,13 @@ struct mr_peerwin {
 void mr_probes(const char *device, unsigned int port, const struct mr_peerwin *v, unsigned int n,
 	       const struct mr_th *th, struct mf_list *out);
 
-/* Read every port once (sample.c), with its DCB state when @dcb: @out,
- * @names and @ports are allocated (n entries each; the caller frees them).
- * 0 or -errno. */
-int ms_poll(struct rck_ctx *ctx, bool dcb, struct ms_sample **out, char (**names)[MF_STR],
-	    unsigned int **ports, unsigned int *n);
+/* Read every port once (sample.c), with its DCB state when @dcb; the
+ * inventory in *@cache is read again (and the GID table compared) when
+ * @refresh or absent. @out, @names and @ports are allocated (n entries
+ * each; the caller frees them). 0 or -errno. */
+struct rck_inventory;
+int ms_poll(struct rck_ctx *ctx, bool dcb, struct rck_inventory **cache, bool refresh,
+	    struct ms_sample **out, char (**names)[MF_STR], unsigned int **ports, unsigned int *n);
 
 /* ---- the daemon (config.c, daemon.c, probe.c, prom.c) ---- */
 
@@ -204,6 +206,10 @@ struct rck_monitor_config {
 
 /* Probes in flight per peer, by sequence number modulo this. */
 #define MD_SLOTS 64
+/* Polls between inventory (GID table) reads when nothing flapped. */
+#define MD_INV_POLLS 10
+/* Sends are batched on this tick; expiry checked every tenth. */
+#define MD_TICK_NS 10000000ull
 /* A probe unanswered this long is lost. */
 #define MD_PROBE_TIMEOUT_NS 1000000000ull
 
@@ -245,6 +251,7 @@ struct rck_monitor {
 	volatile sig_atomic_t stop;
 	uint64_t windows, polls;
 	bool want_dcb;                 /* read DCB state next poll (first, after a flap) */
+	struct rck_inventory *inv;     /* read again after flaps and every MD_INV_POLLS polls */
 };
 
 int md_addr(const char *s, unsigned int def_port, struct sockaddr_storage *sa, socklen_t *len);

@@ -71,22 +71,27 @@ static void dcb_state(struct rck_ctx *ctx, const char *netdev, struct ms_state *
 	rck_dcb_free(dcb);
 }
 
-int ms_poll(struct rck_ctx *ctx, bool dcb, struct ms_sample **out, char (**names)[MF_STR],
-	    unsigned int **ports, unsigned int *n_out)
+int ms_poll(struct rck_ctx *ctx, bool dcb, struct rck_inventory **cache, bool refresh,
+	    struct ms_sample **out, char (**names)[MF_STR], unsigned int **ports, unsigned int *n_out)
 {
-	struct rck_inventory *inv = NULL;
+	struct rck_inventory *inv = *cache;
 	struct rck_snapshot *snap = NULL;
 	struct timespec ts;
 	unsigned int n;
 	int rc;
 
 	*n_out = 0;
-	if ((rc = rck_inventory_new(ctx, &inv)))
-		return rc;
-	if ((rc = rck_snapshot_new(ctx, inv, NULL, 0, &snap))) {
+	if (!inv)
+		refresh = true;
+	if (refresh) {
 		rck_inventory_free(inv);
-		return rc;
+		*cache = NULL;
+		if ((rc = rck_inventory_new(ctx, &inv)))
+			return rc;
+		*cache = inv;
 	}
+	if ((rc = rck_snapshot_new(ctx, inv, NULL, 0, &snap)))
+		return rc;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	n = rck_snapshot_port_count(snap);
 	*out = calloc(n ? n : 1, sizeof(**out));
@@ -97,7 +102,6 @@ int ms_poll(struct rck_ctx *ctx, bool dcb, struct ms_sample **out, char (**names
 		free(*names);
 		free(*ports);
 		rck_snapshot_free(snap);
-		rck_inventory_free(inv);
 		return -ENOMEM;
 	}
 	for (unsigned int i = 0; i < n; i++) {
@@ -106,7 +110,7 @@ int ms_poll(struct rck_ctx *ctx, bool dcb, struct ms_sample **out, char (**names
 		const struct rck_port *port;
 		const char *dn = NULL, *nd, *state;
 		unsigned int pn = 0;
-		char path[512];
+		char path[512], buf[64];
 		uint64_t v;
 
 		rck_snapshot_port(snap, i, &dn, &pn);
@@ -122,9 +126,16 @@ int ms_poll(struct rck_ctx *ctx, bool dcb, struct ms_sample **out, char (**names
 		port = dev ? rck_device_find_port(dev, pn) : NULL;
 		if (!port)
 			continue;
-		state = rck_port_state(port);
+		/* the state file each poll; the GID table from the inventory, read
+		 * again (refresh) after a flap and every few seconds */
+		if (!sysfs_path(ctx, path, sizeof(path), "class/infiniband/%s/ports/%u/state", dn, pn) &&
+		    !sysfs_read_str(path, buf, sizeof(buf)))
+			state = buf;
+		else
+			state = rck_port_state(port);
 		s->link_up = state && strstr(state, "ACTIVE");
-		gid_state(port, &s->st);
+		if (refresh)
+			gid_state(port, &s->st);
 		nd = rck_port_netdev(port);
 		if (nd && !sysfs_path(ctx, path, sizeof(path), "class/net/%s/carrier_changes", nd) &&
 		    !sysfs_read_u64(path, &v, NULL, 0)) {
@@ -137,6 +148,5 @@ int ms_poll(struct rck_ctx *ctx, bool dcb, struct ms_sample **out, char (**names
 	}
 	*n_out = n;
 	rck_snapshot_free(snap);
-	rck_inventory_free(inv);
 	return 0;
 }
