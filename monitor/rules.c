@@ -297,7 +297,7 @@ void mr_probes(const char *device, unsigned int port, const struct mr_peerwin *v
 		active++;
 		sent += v[i].s.sent;
 		lost += v[i].s.lost;
-		with_loss += v[i].s.lost > 0 && v[i].s.lost < v[i].s.sent;
+		with_loss += v[i].s.lost > 0 && v[i].s.samples > 0;
 		if (isfinite(v[i].s.p50_us) && n_p50 < RCK_ARRAY_SIZE(p50))
 			p50[n_p50++] = v[i].s.p50_us;
 	}
@@ -318,7 +318,9 @@ void mr_probes(const char *device, unsigned int port, const struct mr_peerwin *v
 
 		if (!s->sent)
 			continue;
-		if (s->sent >= 3 && s->lost == s->sent)
+		/* no answer at all in the window (losses are counted when they
+		 * time out, so they need not equal this window's sends) */
+		if (s->sent >= 3 && !s->samples && s->lost)
 			mf_add(out, "probe_failed", RCK_SEVERITY_DEGRADED, device, port, v[i].peer,
 			       "no answer to %u probes", s->sent);
 		else if (!nic && s->lost && (double)s->lost >= th->loss_min && s->loss >= th->loss_fraction)
