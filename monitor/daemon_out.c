@@ -19,7 +19,7 @@ static void event(const struct rck_monitor *m, json_t *o)
 	json_object_set_new(o, "time", json_real((double)ts.tv_sec + ts.tv_nsec / 1e9));
 	if (m->cfg.host)
 		json_object_set_new(o, "host", json_string(m->cfg.host));
-	s = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII);
+	s = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_PRESERVE_ORDER);
 	if (s && m->cfg.events) {
 		fputs(s, m->cfg.events);
 		fputc('\n', m->cfg.events);
@@ -31,10 +31,14 @@ static void event(const struct rck_monitor *m, json_t *o)
 
 void md_event_finding(const struct rck_monitor *m, const struct mf *f, bool active)
 {
-	event(m, json_pack("{s:s, s:s, s:s, s:s, s:s?, s:i, s:s?, s:s}", "event", "finding",
-			   "state", active ? "active" : "cleared", "code", f->code,
-			   "severity", rck_severity_name(f->sev), "device", f->device,
-			   "port", (int)f->port, "peer", f->peer[0] ? f->peer : NULL, "reason", f->reason));
+	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:s}", "event", "finding",
+			      "state", active ? "active" : "cleared", "code", f->code,
+			      "severity", rck_severity_name(f->sev), "device", f->device,
+			      "port", (int)f->port, "reason", f->reason);
+
+	if (o && f->peer[0])
+		json_object_set_new(o, "peer", json_string(f->peer));
+	event(m, o);
 }
 
 void md_event_compared(const struct rck_monitor *m, const struct mr_port *p)

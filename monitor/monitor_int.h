@@ -180,6 +180,37 @@ struct mr_peerwin {
 void mr_probes(const char *device, unsigned int port, const struct mr_peerwin *v, unsigned int n,
 	       const struct mr_th *th, struct mf_list *out);
 
+/* ---- across hosts (collect.c) ---- */
+
+#define MC_PAIRS_MAX 100000
+
+/* One bad pair a monitor reported: @host probing @peer ("" for its own NIC). */
+struct mc_pair {
+	char host[MF_STR], peer[MF_STR], code[32];
+	bool active;
+};
+
+struct mc_set {
+	struct mc_pair *pairs;
+	unsigned int n;
+};
+
+/* Add a monitor's event lines (its stdout or journal): findings replayed in
+ * order, the pairs still active kept. 0, -EINVAL (@err names the line),
+ * -E2BIG, -ENOMEM. */
+int mc_add_events(struct mc_set *s, const char *text, size_t len, const char *name, char *err, size_t errlen);
+int mc_load_events(struct mc_set *s, const char *path, char *err, size_t errlen);
+void mc_set_free(struct mc_set *s);
+/*
+ * The hook the topology's localisation (analysis/localise*.c) plugs into:
+ * given the bad pairs, add the findings naming what explains them.
+ */
+typedef int (*mc_localise_fn)(void *arg, const struct mc_set *s, struct mf_list *out);
+/* Group the active pairs by what explains them: with @localise that, else
+ * by host or NIC: a host whose own monitor names its NIC first, then the
+ * endpoint in most remaining pairs (two or more), then single links. */
+int mc_group(const struct mc_set *s, mc_localise_fn localise, void *arg, struct mf_list *out);
+
 /* Read every port once (sample.c), with its DCB state when @dcb; the
  * inventory in *@cache is read again (and the GID table compared) when
  * @refresh or absent. @out, @names and @ports are allocated (n entries

@@ -13,13 +13,13 @@ struct monitor_args {
 	const char *pinglist, *hosts, *self, *listen, *textfile, *npd, *config, *metrics;
 	unsigned long port, window, k, n, sample, round;
 	double duration;
-	bool no_counters, print_pinglist;
+	bool no_counters, print_pinglist, collect;
 };
 
 enum {
 	OPT_PINGLIST = 256, OPT_HOSTS, OPT_SELF, OPT_SAMPLE, OPT_ROUND, OPT_LISTEN, OPT_PORT,
 	OPT_WINDOW, OPT_HOLD, OPT_TEXTFILE, OPT_NPD, OPT_CONFIG, OPT_DURATION, OPT_NO_COUNTERS,
-	OPT_METRICS, OPT_PRINT_PINGLIST,
+	OPT_METRICS, OPT_PRINT_PINGLIST, OPT_COLLECT,
 };
 
 const struct cli_opt monitor_opts[] = {
@@ -39,6 +39,7 @@ const struct cli_opt monitor_opts[] = {
 	{ OPT_NO_COUNTERS, 0, "no-counters", NULL, "probe only; do not poll the ports' counters" },
 	{ OPT_METRICS, 0, "metrics", "ADDR:PORT", "serve /metrics over HTTP (needs the exporter)" },
 	{ OPT_PRINT_PINGLIST, 0, "print-pinglist", NULL, "print the pinglist and exit" },
+	{ OPT_COLLECT, 0, "collect", NULL, "group the bad pairs in monitors' event files (arguments)" },
 	{ 0 }
 };
 
@@ -58,6 +59,7 @@ static int monitor_opt(struct cli *cli, void *data, int id, const char *arg)
 	case OPT_METRICS: a->metrics = arg; return 0;
 	case OPT_NO_COUNTERS: a->no_counters = true; return 0;
 	case OPT_PRINT_PINGLIST: a->print_pinglist = true; return 0;
+	case OPT_COLLECT: a->collect = true; return 0;
 	case OPT_SAMPLE:
 		if (cli_parse_uint(arg, 0, RCK_PINGLIST_MAX, &a->sample))
 			return cli_bad_args(cli, "invalid --sample '%s': 0 to %u", arg, RCK_PINGLIST_MAX);
@@ -218,6 +220,17 @@ int cmd_monitor(struct cli *cli, int argc, char **argv)
 
 	if (rc != CLI_CONTINUE)
 		return rc;
+	if (a.collect) {
+		char err[512] = "";
+
+		if (!cli->nargs)
+			return cli_usage_err(cli, "--collect needs the monitors' event files");
+		rc = rck_monitor_collect((const char *const *)cli->args, (unsigned int)cli->nargs, stdout,
+					 err, sizeof(err));
+		if (rc == -EINVAL || rc == -E2BIG || rc == -ENOENT)
+			return cli_msg(cli, "%s", err), EXIT_USAGE;
+		return rc ? cli_fail(cli, rc, "%s", *err ? err : "collect") : EXIT_MEASURED;
+	}
 	if (cli->nargs)
 		return cli_usage_err(cli, "unexpected argument '%s'", cli->args[0]);
 	if (a.pinglist && a.hosts)

@@ -221,6 +221,12 @@ def monitor_event():
         fh.write("dead 127.0.0.1:9 rate=20\n")
     yield "monitor events", sysfs("mlx5", "monitor", "--pinglist", pl, "--listen", "127.0.0.1",
                                   "--port", "0", "--window", "2", "--hold", "1/1", "--duration", "2.5")
+    fix = os.path.join(os.environ["ROCECHECK_FIXTURES"], "monitor")
+    events = sorted(os.path.join(fix, f) for f in os.listdir(fix) if f.startswith("events-"))
+    for f in events:
+        with open(f) as fh:
+            yield "monitor event file " + os.path.basename(f), fh.read()
+    yield "monitor --collect", run(["monitor", "--collect"] + events)
 
 
 OUTPUTS = {

@@ -107,5 +107,17 @@ check "--hold 3/2: exit 2" '[ $rc -eq 2 ]'
 rc=$?
 check "--metrics without the exporter fails loudly" '[ $rc -eq 1 ] && grep -q "metrics" "$t/err"'
 
+# --collect: the recorded events of four monitors, grouped
+ev=${ROCECHECK_FIXTURES}/monitor
+"$rck" monitor --collect "$ev"/events-h1.jsonl "$ev"/events-h2.jsonl "$ev"/events-h3.jsonl \
+	"$ev"/events-h4.jsonl >"$t/out" 2>"$t/err"
+rc=$?
+check "collect: exit 0, three groups" '[ $rc -eq 0 ] && [ "$(wc -l <"$t/out")" -eq 3 ]'
+check "collect: h6 explains three pairs" 'grep -q "\"code\":\"nic_degraded\",\"component\":\"h6\"" "$t/out"'
+printf 'not json\n' >"$t/bad.jsonl"
+"$rck" monitor --collect "$t/bad.jsonl" >"$t/out" 2>"$t/err"
+rc=$?
+check "collect: a bad line, exit 2, named" '[ $rc -eq 2 ] && grep -q "bad.jsonl:1: not a monitor event line" "$t/err"'
+
 echo "monitor-cli: $((n - fails))/$n passed"
 [ "$fails" -eq 0 ]

@@ -608,6 +608,45 @@ static void test_probe_rules(void **state)
 	mf_list_free(&l);
 }
 
+/* ---- across hosts ---- */
+
+static void test_collect(void **state)
+{
+	static const char *const hosts[] = {"h1", "h2", "h3", "h4"};
+	struct mc_set s = { 0 };
+	struct mf_list l = { 0 };
+	char path[4096], err[256];
+	const char *fix = getenv("ROCECHECK_FIXTURES");
+
+	(void)state;
+	assert_non_null(fix);
+	for (int i = 0; i < 4; i++) {
+		snprintf(path, sizeof(path), "%s/monitor/events-%s.jsonl", fix, hosts[i]);
+		assert_int_equal(mc_load_events(&s, path, err, sizeof(err)), 0);
+	}
+	assert_int_equal(mc_group(&s, NULL, NULL, &l), 0);
+	/* h1 (its own NIC, and the two peers losing to it) is one finding; h6
+	 * (three hosts without an answer) one; h2 -> h3 a link; the cleared
+	 * dip and the counter finding nothing */
+	assert_int_equal(l.n, 3);
+	assert_string_equal(l.v[0].code, "probe_loss");
+	assert_string_equal(l.v[0].device, "h1");
+	assert_string_equal(l.v[1].code, "nic_degraded");
+	assert_string_equal(l.v[1].device, "h6");
+	assert_non_null(strstr(l.v[1].reason, "3 bad pairs share it: with h2, h3, h4"));
+	assert_string_equal(l.v[2].code, "link_latency");
+	assert_string_equal(l.v[2].device, "h2");
+	assert_string_equal(l.v[2].peer, "h3");
+	mf_list_free(&l);
+	mc_set_free(&s);
+	/* bad lines name the file and line */
+	assert_int_equal(mc_add_events(&s, "{}\n", 3, "x", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "x:1: not a monitor event line");
+	assert_int_equal(mc_add_events(&s, "\n{\"event\":\"finding\"}", 20, "x", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "x:2: a finding needs"));
+	mc_set_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -624,6 +663,7 @@ int main(void)
 		cmocka_unit_test(test_series_ecn),
 		cmocka_unit_test(test_series_errors),
 		cmocka_unit_test(test_probe_rules),
+		cmocka_unit_test(test_collect),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -142,6 +142,19 @@ void rck_monitor_stop(struct rck_monitor *m);
  */
 int rck_monitor_render(const struct rck_monitor *m, FILE *out);
 
+/* ---- across hosts ---- */
+
+/**
+ * Read the event lines of many hosts' monitors (@files: their stdout or
+ * journal exports), keep the probe findings still active, group the bad
+ * pairs by what explains them (a host whose own monitor names its NIC; an
+ * endpoint in two or more bad pairs; else each link) and write one
+ * `localised` event line per group to @out. @err (may be NULL) gets one
+ * line naming the file and line on a bad input. Returns 0, -EINVAL (a
+ * line that is not an event), -E2BIG, -ENOMEM, -EIO, or -errno of a file.
+ */
+int rck_monitor_collect(const char *const *files, unsigned int n, FILE *out, char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif
