@@ -48,6 +48,12 @@ enum th_key {
 	TH_LINK_SWEEP_FALSE_ALARM,
 	TH_NOISE_BUDGET_S,     /* the preflight's, not the analysis's */
 	TH_LINK_RETESTS_UNDECIDED,
+	/* the monitor's (monitor/rules.c) */
+	TH_MONITOR_LOSS_FRACTION,
+	TH_MONITOR_LOSS_MIN,
+	TH_MONITOR_RTT_FACTOR,
+	TH_MONITOR_TX_DISCARD_RATE,
+	TH_MONITOR_SLOW_RESTART_RATE,
 	TH_COUNT
 };
 

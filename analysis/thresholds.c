@@ -56,6 +56,11 @@ static const struct th_def defs[TH_COUNT] = {
 	[TH_LINK_SWEEP_FALSE_ALARM] = {"link_sweep_false_alarm", 0.0005, 1e-300, 1, false},
 	[TH_NOISE_BUDGET_S] = {"noise_budget_s", 60, 0, 86400, false},
 	[TH_LINK_RETESTS_UNDECIDED] = {"link_retests_undecided", 16, 0, RCK_LINK_RETESTS_MOST, true},
+	[TH_MONITOR_LOSS_FRACTION] = {"monitor_loss_fraction", 0.005, 0, 1, false},
+	[TH_MONITOR_LOSS_MIN] = {"monitor_loss_min", 2, 1, 1e6, true},
+	[TH_MONITOR_RTT_FACTOR] = {"monitor_rtt_factor", 5, 1, 1000, false},
+	[TH_MONITOR_TX_DISCARD_RATE] = {"monitor_tx_discard_rate", 100, 0, 1e12, false},
+	[TH_MONITOR_SLOW_RESTART_RATE] = {"monitor_slow_restart_rate", 1, 0, 1e12, false},
 };
 
 RCK_EXPORT int rck_thresholds_new(struct rck_thresholds **out)

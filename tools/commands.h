@@ -13,6 +13,7 @@ extern const struct cli_opt mesh_opts[];
 extern const struct cli_opt preflight_opts[];
 extern const struct cli_opt sweep_opts[];
 extern const struct cli_opt topology_opts[];
+extern const struct cli_opt monitor_opts[];
 
 int cmd_devices(struct cli *cli, int argc, char **argv);
 int cmd_counters(struct cli *cli, int argc, char **argv);
@@ -24,5 +25,6 @@ int cmd_sweep(struct cli *cli, int argc, char **argv);
 /* A run refused before it started: with --format npd, the NPD line. */
 void sweep_refused(struct cli *cli, int argc, char **argv, const char *why);
 int cmd_topology(struct cli *cli, int argc, char **argv);
+int cmd_monitor(struct cli *cli, int argc, char **argv);
 
 #endif

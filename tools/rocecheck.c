@@ -19,6 +19,8 @@ static const struct cli_cmd commands[] = {
 	{ "topology", cmd_topology, "--topology FILE | --slurm-topology FILE | --lldp",
 	  "switches, cables and uplinks from the sources, and the cabling lint (exit 0/1/2)",
 	  topology_opts, .json = true },
+	{ "monitor", cmd_monitor, "--pinglist FILE | --hosts FILE | --collect EVENTS...",
+	  "watch this host's paths and ports while jobs run (JSON events)", monitor_opts, .json = false },
 	{ "help", cli_cmd_help, "[COMMAND]", "the usage, or a command's usage", NULL, .no_ctx = true },
 	{ 0 }
 };

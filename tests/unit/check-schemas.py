@@ -213,6 +213,22 @@ def topology():
             yield f"topology --slurm-topology {f}", run(["-j", "topology", "--slurm-topology", path], ok=(0, 1))
 
 
+def monitor_event():
+    """`rocecheck monitor` on a recorded tree with a peer that never answers:
+    started, a finding (1 of 1 windows), stopped."""
+    pl = os.path.join(TMP, "monitor.pl")
+    with open(pl, "w") as fh:
+        fh.write("dead 127.0.0.1:9 rate=20\n")
+    yield "monitor events", sysfs("mlx5", "monitor", "--pinglist", pl, "--listen", "127.0.0.1",
+                                  "--port", "0", "--window", "2", "--hold", "1/1", "--duration", "2.5")
+    fix = os.path.join(os.environ["ROCECHECK_FIXTURES"], "monitor")
+    events = sorted(os.path.join(fix, f) for f in os.listdir(fix) if f.startswith("events-"))
+    for f in events:
+        with open(f) as fh:
+            yield "monitor event file " + os.path.basename(f), fh.read()
+    yield "monitor --collect", run(["monitor", "--collect"] + events)
+
+
 OUTPUTS = {
     "devices.schema.json": devices,
     "links.schema.json": links,
@@ -227,6 +243,7 @@ OUTPUTS = {
     "preflight.schema.json": preflight,
     "sweep.schema.json": sweep,
     "topology.schema.json": topology,
+    "monitor-event.schema.json": monitor_event,
 
 
     "rocedcb.schema.json": rocedcb,

@@ -1,0 +1,268 @@
+/* The monitor's cost (issue 21): CPU per probe (both ends) and per port poll,
+ * the share of one core and of the link at default rates, memory over a day. */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "../monitor/monitor_int.h"
+#include "rocecheck/inventory.h"
+
+/* A host at the default rates: 8 NICs, 64 peers each, 16 under the same
+ * leaf at 10/s and 48 sampled others at 1/s. */
+#define NICS 8
+#define PEERS 64
+#define LEAF_PEERS 16
+#define PROBE_HZ_PER_NIC (LEAF_PEERS * RCK_PINGLIST_LEAF_HZ + (PEERS - LEAF_PEERS) * RCK_PINGLIST_OTHER_HZ)
+/* one probe datagram on the wire: 24 B payload, UDP 8, IPv4 20, Ethernet 18,
+ * preamble and gap 20 (a RoCE UD probe is about the same size) */
+#define WIRE_BYTES 90.0
+#define LINK_BPS 100e9
+
+static double cpu_s(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+	       ru.ru_stime.tv_usec / 1e6;
+}
+
+static long rss_kib(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long v = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmRSS:", 6))
+			v = atol(line + 6);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+static void *run_thread(void *arg)
+{
+	rck_monitor_run(arg);
+	return NULL;
+}
+
+/* Probes: one monitor sends 64 peers x 100/s to a responder in this process. */
+static int probe_cost(double *per_probe, double *lost_frac)
+{
+	struct rck_monitor_config *cr = NULL, *cs = NULL;
+	struct rck_monitor *resp = NULL, *send = NULL;
+	struct rck_pinglist *pl = NULL;
+	struct rck_ctx *ctx = NULL;
+	uint64_t sent = 0, lost = 0;
+	pthread_t th;
+	double c0, c1;
+	char name[16], addr[32];
+
+	if (rck_ctx_new(&ctx) || rck_monitor_config_new(&cr) || rck_monitor_config_new(&cs) ||
+	    rck_pinglist_new(&pl))
+		return -ENOMEM;
+	rck_monitor_config_set_listen(cr, "127.0.0.1", 0);
+	rck_monitor_config_set_counters(cr, false);
+	rck_monitor_config_set_duration(cr, 6);
+	if (rck_monitor_new(ctx, cr, &resp))
+		return -EIO;
+	for (int i = 0; i < PEERS; i++) {
+		snprintf(name, sizeof(name), "p%d", i);
+		snprintf(addr, sizeof(addr), "127.0.0.1:%u", rck_monitor_port(resp));
+		rck_pinglist_add(pl, name, addr, 100, NULL);
+	}
+	rck_monitor_config_set_pinglist(cs, pl);
+	rck_monitor_config_set_listen(cs, "127.0.0.1", 0);
+	rck_monitor_config_set_counters(cs, false);
+	rck_monitor_config_set_duration(cs, 5);
+	rck_monitor_config_set_window(cs, 1, 2, 3);
+	if (rck_monitor_new(ctx, cs, &send))
+		return -EIO;
+	pthread_create(&th, NULL, run_thread, resp);
+	c0 = cpu_s();
+	rck_monitor_run(send);
+	c1 = cpu_s();
+	rck_monitor_stop(resp);
+	pthread_join(th, NULL);
+	for (unsigned int i = 0; i < send->n_peers; i++) {
+		sent += send->peers[i].sent_total;
+		lost += send->peers[i].lost_total;
+	}
+	*per_probe = sent ? (c1 - c0) / (double)sent : NAN;
+	*lost_frac = sent ? (double)lost / (double)sent : 1;
+	printf("probes: %llu sent in 5 s (64 peers x 100/s), %llu lost; CPU of both ends %.3f s\n",
+	       (unsigned long long)sent, (unsigned long long)lost, c1 - c0);
+	rck_monitor_free(send);
+	rck_monitor_free(resp);
+	rck_monitor_config_free(cr);
+	rck_monitor_config_free(cs);
+	rck_pinglist_free(pl);
+	rck_ctx_free(ctx);
+	return 0;
+}
+
+/* Port polls: the recorded mlx5 tree read and judged, as each second. */
+static int poll_cost(const char *tree, double *per_port)
+{
+	struct rck_ctx *ctx = NULL;
+	struct rck_inventory *inv = NULL;
+	struct mr_port ports[64];
+	struct mf_list out = { 0 };
+	struct mr_th th;
+	unsigned int total = 0;
+	double c0, c1;
+
+	if (rck_ctx_new(&ctx) || rck_ctx_set_sysfs_root(ctx, tree))
+		return -EINVAL;
+	memset(ports, 0, sizeof(ports));
+	mr_th_from(&th, NULL);
+	c0 = cpu_s();
+	for (int r = 0; r < 200; r++) {
+		struct ms_sample *s = NULL;
+		char (*names)[MF_STR] = NULL;
+		unsigned int *pn = NULL, n = 0;
+
+		/* as the daemon: the inventory again every 10th poll */
+		if (ms_poll(ctx, false, &inv, r % 10 == 0, &s, &names, &pn, &n))
+			return -EIO;
+		for (unsigned int i = 0; i < n && i < 64; i++) {
+			snprintf(ports[i].device, sizeof(ports[i].device), "%s", names[i]);
+			ports[i].port = pn[i];
+			mr_poll(&ports[i], &s[i], &th, &out);
+		}
+		mf_list_clear(&out);
+		total += n;
+		free(s);
+		free(names);
+		free(pn);
+	}
+	c1 = cpu_s();
+	*per_port = total ? (c1 - c0) / total : NAN;
+	printf("polls: 200 of %u ports of %s in %.3f s of CPU\n", total / 200, tree, c1 - c0);
+	mf_list_free(&out);
+	rck_inventory_free(inv);
+	rck_ctx_free(ctx);
+	return 0;
+}
+
+/* A day of windows, accelerated: 86400 polls of 8 ports, 8640 windows of
+ * 8 x 64 peers, findings coming and going; RSS after 1 h and after 24 h. */
+static int day(long *rss_hour, long *rss_day)
+{
+	struct mr_port *ports = calloc(NICS, sizeof(*ports));
+	struct mw_peer *win = calloc(NICS * PEERS, sizeof(*win));
+	struct mr_peerwin *pw = calloc(PEERS, sizeof(*pw));
+	struct mf_list now = { 0 };
+	struct mh hc, hp;
+	struct mr_th th;
+	struct ms_sample s;
+	char peer[NICS * PEERS][16];
+	unsigned int seed = 1;
+
+	if (!ports || !win || !pw)
+		return -ENOMEM;
+	mr_th_from(&th, NULL);
+	mh_init(&hc, 2, 3);
+	mh_init(&hp, 2, 3);
+	for (int i = 0; i < NICS; i++) {
+		snprintf(ports[i].device, sizeof(ports[i].device), "mlx5_%d", i);
+		ports[i].port = 1;
+	}
+	for (int i = 0; i < NICS * PEERS; i++)
+		snprintf(peer[i], sizeof(peer[i]), "h%d/mlx5_%d", i / NICS, i % NICS);
+	memset(&s, 0, sizeof(s));
+	s.link_up = true;
+	s.has[RCK_CTR_SYMBOL_ERRORS] = s.has[RCK_CTR_ECN_MARKED_PACKETS] = s.has[RCK_CTR_CNP_SENT] = 1;
+	s.has_extra[MS_CARRIER_CHANGES] = 1;
+	s.st.gid_hash = 7;
+	s.st.gid_index = 3;
+	s.st.dscp_trust = s.st.pfc_mask = -1;
+	for (unsigned int t = 1; t <= 86400; t++) {
+		s.t_ns = (uint64_t)t * 1000000000ull;
+		mf_list_clear(&now);
+		for (int i = 0; i < NICS; i++) {
+			/* now and then a burst of symbol errors or a flap on some port */
+			if (rand_r(&seed) % 600 == 0)
+				s.ctr[RCK_CTR_SYMBOL_ERRORS] += 100;
+			if (rand_r(&seed) % 20000 == 0)
+				s.extra[MS_CARRIER_CHANGES] += 2;
+			mr_poll(&ports[i], &s, &th, &now);
+		}
+		if (mh_window(&hc, &now, NULL, 0) < 0)
+			return -ENOMEM;
+		if (t % RCK_MONITOR_WINDOW_S == 0) {
+			mf_list_clear(&now);
+			for (int n = 0; n < NICS; n++) {
+				for (int p = 0; p < PEERS; p++) {
+					struct mw_peer *w = &win[n * PEERS + p];
+					unsigned int probes = p < LEAF_PEERS ? 100 : 10;
+
+					for (unsigned int k = 0; k < probes; k++) {
+						mw_sent(w);
+						if (rand_r(&seed) % 5000 == 0)
+							mw_lost(w);
+						else
+							mw_rtt(w, 5 + rand_r(&seed) % 10);
+					}
+					mw_stats(w, &pw[p].s);
+					pw[p].peer = peer[n * PEERS + p];
+					mw_reset(w);
+				}
+				mr_probes(ports[n].device, 1, pw, PEERS, &th, &now);
+			}
+			if (mh_window(&hp, &now, NULL, 0) < 0)
+				return -ENOMEM;
+		}
+		if (t == 3600)
+			*rss_hour = rss_kib();
+	}
+	*rss_day = rss_kib();
+	printf("day: %u findings tracked at the end (counters %u, probes %u)\n", hc.cnt + hp.cnt, hc.cnt, hp.cnt);
+	mh_free(&hc);
+	mh_free(&hp);
+	mf_list_free(&now);
+	free(ports);
+	free(win);
+	free(pw);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	double per_probe = NAN, per_port = NAN, lost = 1, share, bw;
+	long rss_hour = 0, rss_day = 0;
+	int fails = 0;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: monitor-bench SYSFS_TREE\n");
+		return 2;
+	}
+	if (probe_cost(&per_probe, &lost) || poll_cost(argv[1], &per_port) || day(&rss_hour, &rss_day)) {
+		fprintf(stderr, "monitor-bench: a part could not run\n");
+		return 1;
+	}
+	share = NICS * PROBE_HZ_PER_NIC * per_probe + NICS * per_port;
+	bw = PROBE_HZ_PER_NIC * 2 * WIRE_BYTES * 8 / LINK_BPS;
+	printf("cpu per probe (sender and responder): %.2f us\n", per_probe * 1e6);
+	printf("cpu per port poll (read + rules): %.2f us\n", per_port * 1e6);
+	printf("default rates, %d NICs x %d peers (%d at 10/s, %d at 1/s): %.0f probes/s, %d polls/s\n",
+	       NICS, PEERS, LEAF_PEERS, PEERS - LEAF_PEERS, NICS * PROBE_HZ_PER_NIC, NICS);
+	printf("share of one core: %.5f (target <= 0.005)%s\n", share, share <= 0.005 ? "" : " MISSED");
+	printf("share of a 100 Gb/s link: %.2e (target <= 1e-4)%s\n", bw, bw <= 1e-4 ? "" : " MISSED");
+	printf("rss after 1 h of windows: %ld KiB, after 24 h: %ld KiB, ratio %.3f (flat: <= 1.05)\n",
+	       rss_hour, rss_day, rss_hour > 0 ? (double)rss_day / rss_hour : NAN);
+	printf("probes lost on loopback: %.4f\n", lost);
+	/* what is deterministic fails the bench; the CPU share is printed
+	 * (a loaded runner would fail it for nothing) */
+	if (!(bw <= 1e-4))
+		fails++;
+	if (!(rss_hour > 0 && (double)rss_day / rss_hour <= 1.05))
+		fails++;
+	return fails ? 1 : 0;
+}

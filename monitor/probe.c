@@ -1,0 +1,165 @@
+/* The monitor's prober: tiny UDP datagrams to every peer at its rate, the
+ * peer's responder echoing them; RTTs on the sender's CLOCK_MONOTONIC. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "monitor_int.h"
+
+int md_msg_parse(const void *buf, size_t len, struct md_msg *m)
+{
+	if (len != sizeof(*m))
+		return -EINVAL;
+	memcpy(m, buf, sizeof(*m));
+	m->magic = ntohl(m->magic);
+	m->type = ntohl(m->type);
+	m->id = ntohl(m->id);
+	m->seq = ntohl(m->seq);
+	if (m->magic != MD_MAGIC || (m->type != MD_PING && m->type != MD_PONG))
+		return -EINVAL;
+	return 0;
+}
+
+/* "IP", "IP:PORT" or "[IPv6]:PORT" (as the pinglist checked it) to a socket address. */
+int md_addr(const char *s, unsigned int def_port, struct sockaddr_storage *sa, socklen_t *len)
+{
+	char buf[80];
+	const char *port = NULL;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)sa;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)sa;
+	unsigned long p = def_port;
+
+	memset(sa, 0, sizeof(*sa));
+	snprintf(buf, sizeof(buf), "%s", s);
+	if (buf[0] == '[') {
+		char *e = strchr(buf, ']');
+
+		if (!e)
+			return -EINVAL;
+		*e = 0;
+		port = e[1] == ':' ? e + 2 : NULL;
+		if (inet_pton(AF_INET6, buf + 1, &s6->sin6_addr) != 1)
+			return -EINVAL;
+		s6->sin6_family = AF_INET6;
+	} else if (inet_pton(AF_INET6, buf, &s6->sin6_addr) == 1) {
+		s6->sin6_family = AF_INET6;
+	} else {
+		char *c = strchr(buf, ':');
+
+		if (c) {
+			*c = 0;
+			port = c + 1;
+		}
+		if (inet_pton(AF_INET, buf, &s4->sin_addr) != 1)
+			return -EINVAL;
+		s4->sin_family = AF_INET;
+	}
+	if (port)
+		p = strtoul(port, NULL, 10);
+	if (!p || p > 65535)
+		return -EINVAL;
+	if (s4->sin_family == AF_INET) {
+		s4->sin_port = htons((uint16_t)p);
+		*len = sizeof(*s4);
+	} else {
+		s6->sin6_port = htons((uint16_t)p);
+		*len = sizeof(*s6);
+	}
+	return 0;
+}
+
+uint64_t md_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void put(struct md_msg *m, uint32_t type, uint32_t id, uint32_t seq, uint64_t t)
+{
+	m->magic = htonl(MD_MAGIC);
+	m->type = htonl(type);
+	m->id = htonl(id);
+	m->seq = htonl(seq);
+	m->t_ns = t;
+}
+
+void md_send(struct rck_monitor *m, unsigned int i, uint64_t now)
+{
+	struct md_peer *p = &m->peers[i];
+	unsigned int s = p->seq % MD_SLOTS;
+	struct md_msg msg;
+
+	if (p->slot[s].busy) { /* a probe a whole ring old: lost */
+		mw_lost(&p->win);
+		p->lost_total++;
+	}
+	put(&msg, MD_PING, i, p->seq, now);
+	p->slot[s].seq = p->seq;
+	p->slot[s].t_ns = now;
+	p->slot[s].busy = true;
+	p->seq++;
+	mw_sent(&p->win);
+	p->sent_total++;
+	/* a full socket buffer or an unreachable peer is a probe lost, seen by the timeout */
+	(void)sendto(m->fd, &msg, sizeof(msg), MSG_DONTWAIT, (struct sockaddr *)&p->sa, p->salen);
+}
+
+void md_expire(struct rck_monitor *m, uint64_t now)
+{
+	for (unsigned int i = 0; i < m->n_peers; i++) {
+		struct md_peer *p = &m->peers[i];
+
+		for (unsigned int s = 0; s < MD_SLOTS; s++) {
+			if (p->slot[s].busy && now - p->slot[s].t_ns > MD_PROBE_TIMEOUT_NS) {
+				p->slot[s].busy = false;
+				mw_lost(&p->win);
+				p->lost_total++;
+			}
+		}
+	}
+}
+
+/* Drain the socket: answer pings, match pongs. Never blocks. */
+void md_recv(struct rck_monitor *m)
+{
+	for (int budget = 0; budget < 4096; budget++) {
+		struct sockaddr_storage from;
+		socklen_t flen = sizeof(from);
+		unsigned char buf[64];
+		struct md_msg msg;
+		ssize_t n = recvfrom(m->fd, buf, sizeof(buf), MSG_DONTWAIT, (struct sockaddr *)&from, &flen);
+		uint64_t now;
+
+		if (n < 0)
+			return;
+		if (md_msg_parse(buf, (size_t)n, &msg))
+			continue;
+		if (msg.type == MD_PING) {
+			msg.magic = htonl(MD_MAGIC);
+			msg.type = htonl(MD_PONG);
+			msg.id = htonl(msg.id);
+			msg.seq = htonl(msg.seq);
+			(void)sendto(m->fd, &msg, sizeof(msg), MSG_DONTWAIT, (struct sockaddr *)&from, flen);
+			continue;
+		}
+		if (msg.id >= m->n_peers)
+			continue;
+		now = md_now();
+		{
+			struct md_peer *p = &m->peers[msg.id];
+			unsigned int s = msg.seq % MD_SLOTS;
+
+			/* only a probe still in flight, with the time we sent (a forged or
+			 * late answer does not count) */
+			if (!p->slot[s].busy || p->slot[s].seq != msg.seq || p->slot[s].t_ns != msg.t_ns)
+				continue;
+			p->slot[s].busy = false;
+			mw_rtt(&p->win, (double)(now - msg.t_ns) / 1e3);
+		}
+	}
+}

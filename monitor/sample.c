@@ -1,0 +1,152 @@
+/* One poll of the host's ports: link state, neutral counters, carrier
+ * changes, slow restarts and the RDMA state compared after a flap. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "monitor_int.h"
+#include "rocecheck/dcb.h"
+#include "rocecheck/inventory.h"
+#include "sysfs.h"
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+/* The GID table as index, address and type; the RoCE v2 IPv4 GID's index. */
+static void gid_state(const struct rck_port *port, struct ms_state *st)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	st->gid_index = -1;
+	for (unsigned int g = 0; g < rck_port_gid_count(port); g++) {
+		const struct rck_gid *gid = rck_port_gid(port, g);
+		unsigned int idx = rck_gid_index(gid);
+		const char *s = rck_gid_str(gid), *t = rck_gid_type_str(gid);
+
+		h = fnv(h, &idx, sizeof(idx));
+		h = fnv(h, s ? s : "", s ? strlen(s) + 1 : 1);
+		h = fnv(h, t ? t : "", t ? strlen(t) + 1 : 1);
+		if (st->gid_index < 0 && rck_gid_type(gid) == RCK_GID_TYPE_ROCE_V2 && rck_gid_ipv4(gid))
+			st->gid_index = (int)idx;
+	}
+	st->gid_hash = h | 1; /* never 0 (unknown) */
+}
+
+/* DSCP trust, PFC priorities and the DSCP -> priority map of @netdev. */
+static void dcb_state(struct rck_ctx *ctx, const char *netdev, struct ms_state *st)
+{
+	struct rck_dcb *dcb = NULL;
+	uint64_t h = 1469598103934665603ull;
+	const char *trust;
+	uint8_t en = 0;
+	bool any = false;
+
+	if (rck_dcb_read(ctx, netdev, &dcb))
+		return;
+	if ((trust = rck_dcb_trust(dcb, NULL)))
+		st->dscp_trust = !strcmp(trust, "dscp");
+	if (!rck_dcb_pfc(dcb, &en, NULL, NULL, NULL))
+		st->pfc_mask = en;
+	for (size_t i = 0; i < rck_dcb_app_count(dcb); i++) {
+		uint8_t sel, prio;
+		uint16_t proto;
+
+		if (rck_dcb_app(dcb, i, &sel, &proto, &prio) || sel != RCK_DCB_SEL_DSCP)
+			continue;
+		h = fnv(h, &proto, sizeof(proto));
+		h = fnv(h, &prio, sizeof(prio));
+		any = true;
+	}
+	if (any || !rck_dcb_supported(dcb, RCK_DCB_APP))
+		st->dscp_map_hash = h | 1;
+	rck_dcb_free(dcb);
+}
+
+int ms_poll(struct rck_ctx *ctx, bool dcb, struct rck_inventory **cache, bool refresh,
+	    struct ms_sample **out, char (**names)[MF_STR], unsigned int **ports, unsigned int *n_out)
+{
+	struct rck_inventory *inv = *cache;
+	struct rck_snapshot *snap = NULL;
+	struct timespec ts;
+	unsigned int n;
+	int rc;
+
+	*n_out = 0;
+	if (!inv)
+		refresh = true;
+	if (refresh) {
+		rck_inventory_free(inv);
+		*cache = NULL;
+		if ((rc = rck_inventory_new(ctx, &inv)))
+			return rc;
+		*cache = inv;
+	}
+	if ((rc = rck_snapshot_new(ctx, inv, NULL, 0, &snap)))
+		return rc;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	n = rck_snapshot_port_count(snap);
+	*out = calloc(n ? n : 1, sizeof(**out));
+	*names = calloc(n ? n : 1, sizeof(**names));
+	*ports = calloc(n ? n : 1, sizeof(**ports));
+	if (!*out || !*names || !*ports) {
+		free(*out);
+		free(*names);
+		free(*ports);
+		rck_snapshot_free(snap);
+		return -ENOMEM;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		struct ms_sample *s = &(*out)[i];
+		const struct rck_device *dev;
+		const struct rck_port *port;
+		const char *dn = NULL, *nd, *state;
+		unsigned int pn = 0;
+		char path[512], buf[64];
+		uint64_t v;
+
+		rck_snapshot_port(snap, i, &dn, &pn);
+		snprintf((*names)[i], MF_STR, "%s", dn ? dn : "");
+		(*ports)[i] = pn;
+		s->t_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		s->st.gid_index = s->st.dscp_trust = s->st.pfc_mask = -1;
+		for (unsigned int c = 0; c < RCK_CTR_COUNT; c++)
+			s->has[c] = !rck_snapshot_get(snap, i, (enum rck_counter)c, &s->ctr[c]);
+		s->has_extra[MS_SLOW_RESTART] =
+			!rck_snapshot_get_raw(snap, i, "hw_counters/roce_slow_restart", &s->extra[MS_SLOW_RESTART]);
+		dev = dn ? rck_inventory_find(inv, dn) : NULL;
+		port = dev ? rck_device_find_port(dev, pn) : NULL;
+		if (!port)
+			continue;
+		/* the state file each poll; the GID table from the inventory, read
+		 * again (refresh) after a flap and every few seconds */
+		if (!sysfs_path(ctx, path, sizeof(path), "class/infiniband/%s/ports/%u/state", dn, pn) &&
+		    !sysfs_read_str(path, buf, sizeof(buf)))
+			state = buf;
+		else
+			state = rck_port_state(port);
+		s->link_up = state && strstr(state, "ACTIVE");
+		if (refresh)
+			gid_state(port, &s->st);
+		nd = rck_port_netdev(port);
+		if (nd && !sysfs_path(ctx, path, sizeof(path), "class/net/%s/carrier_changes", nd) &&
+		    !sysfs_read_u64(path, &v, NULL, 0)) {
+			s->extra[MS_CARRIER_CHANGES] = v;
+			s->has_extra[MS_CARRIER_CHANGES] = 1;
+		}
+		/* netlink reads the live host only: a recorded tree has no DCB here */
+		if (dcb && nd && !rck_ctx_is_recorded(ctx))
+			dcb_state(ctx, nd, &s->st);
+	}
+	*n_out = n;
+	rck_snapshot_free(snap);
+	return 0;
+}
