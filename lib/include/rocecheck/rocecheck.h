@@ -18,5 +18,6 @@
 #include <rocecheck/sweep.h>
 #include <rocecheck/topology.h>
 #include <rocecheck/pcie.h>
+#include <rocecheck/exporter.h>
 
 #endif
