@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 runs=${1:-1000000}
 dir=build-fuzz
 opts=(-Dfuzzing=true -Dfuzz_runs="$runs" -Db_sanitize=address,undefined -Db_lundef=false
-	-Dwerror=true -Dtests=enabled -Dlldpctl=enabled)
+	-Dwerror=true -Dtests=enabled -Dlldpctl=enabled -Dmicrohttpd=enabled)
 if [ -f "$dir/build.ninja" ]; then
 	meson setup --reconfigure "$dir" "${opts[@]}" || exit 1
 else

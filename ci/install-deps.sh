@@ -8,12 +8,14 @@ SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 
 # Build: compiler, meson, the libraries the code links (their -dev packages
-# pull in the runtime libraries); libcairo2-dev for cairo.h alone: the
+# pull in the runtime libraries; libmicrohttpd-dev for the monitor's
+# /metrics endpoint); libcairo2-dev for cairo.h alone: the
 # library loads cairo at run time (analysis/cairo_dl.c, libcairo2 below).
 build_pkgs=(
   build-essential meson ninja-build pkg-config
   libibverbs-dev librdmacm-dev libnl-3-dev libnl-route-3-dev libnl-genl-3-dev
   libjansson-dev libpcap-dev lldpad-dev liblldpctl-dev libcmocka-dev libsodium-dev libcairo2-dev libpci-dev libc-ares-dev
+  libmicrohttpd-dev
 )
 # Tests: valgrind, the veth/netns tools, ethtool to compare against, clang
 # with its libFuzzer runtime for the fuzz suite, python3-jsonschema for the

@@ -24,7 +24,7 @@ setup() {
 	fi
 }
 
-step setup build -Dwerror=true -Dtests=enabled -Dlldpctl=enabled
+step setup build -Dwerror=true -Dtests=enabled -Dlldpctl=enabled -Dmicrohttpd=enabled
 step ninja -C build
 suites=$(meson test -C build --list 2>/dev/null | sed -n 's/^rocecheck:\([a-z]*\) .*/\1/p' | sort -u)
 echo "=== suites: $(echo $suites)"
@@ -40,7 +40,7 @@ for s in $(cat ci/suites); do
 	fi
 done
 
-step setup build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dwerror=true -Dtests=enabled -Dlldpctl=enabled
+step setup build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dwerror=true -Dtests=enabled -Dlldpctl=enabled -Dmicrohttpd=enabled
 step ninja -C build-asan
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	step meson test -C build-asan --suite unit --print-errorlogs --logbase testlog-asan

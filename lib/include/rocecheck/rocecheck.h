@@ -19,5 +19,6 @@
 #include <rocecheck/topology.h>
 #include <rocecheck/pcie.h>
 #include <rocecheck/monitor.h>
+#include <rocecheck/exporter.h>
 
 #endif
