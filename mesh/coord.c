@@ -255,6 +255,7 @@ static void handshake_frame(struct sweep *s, struct host *h, const struct wire_f
 			coord_host_dead(s, h, "%s", "malformed PCIe paths");
 			return;
 		}
+		h->st = H_READY;
 		ask_lldp(s, h);
 		return;
 	case H_LLDP: /* likewise */

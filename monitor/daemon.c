@@ -28,6 +28,7 @@ RCK_EXPORT int rck_monitor_new(struct rck_ctx *ctx, const struct rck_monitor_con
 		return -ENOMEM;
 	m->ctx = ctx;
 	m->fd = -1;
+	pthread_mutex_init(&m->snap_mu, NULL);
 	m->cfg = *cfg;
 	m->cfg.pl = NULL;
 	m->cfg.th = NULL;
@@ -79,6 +80,8 @@ RCK_EXPORT void rck_monitor_free(struct rck_monitor *m)
 {
 	if (!m)
 		return;
+	md_metrics_free(m);
+	pthread_mutex_destroy(&m->snap_mu);
 	if (m->fd >= 0)
 		close(m->fd);
 	free(m->cfg.host);
@@ -258,8 +261,10 @@ RCK_EXPORT int rck_monitor_run(struct rck_monitor *m)
 			next_win += (uint64_t)m->cfg.window_s * NS;
 			if (next_win <= now)
 				next_win = now + (uint64_t)m->cfg.window_s * NS;
-			if (!rc)
+			if (!rc) {
 				md_write_files(m);
+				md_metrics_snapshot(m);
+			}
 		}
 		now = md_now();
 		if (wake > end)

@@ -4,6 +4,7 @@
 #define RCK_MONITOR_INT_H
 
 #include <stdbool.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -283,7 +284,15 @@ struct rck_monitor {
 	uint64_t windows, polls;
 	bool want_dcb;                 /* read DCB state next poll (first, after a flap) */
 	struct rck_inventory *inv;     /* read again after flaps and every MD_INV_POLLS polls */
+	struct rck_exporter *exporter; /* /metrics (metrics_http.c), NULL unless asked */
+	pthread_mutex_t snap_mu;       /* guards snap: the exporter's thread reads it */
+	char *snap;
+	size_t snap_len;
 };
+
+/* The last metrics rendered, for the HTTP exporter (metrics_http.c). */
+void md_metrics_snapshot(struct rck_monitor *m);
+void md_metrics_free(struct rck_monitor *m);
 
 int md_addr(const char *s, unsigned int def_port, struct sockaddr_storage *sa, socklen_t *len);
 uint64_t md_now(void);

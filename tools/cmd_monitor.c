@@ -92,16 +92,23 @@ static int monitor_opt(struct cli *cli, void *data, int id, const char *arg)
 	}
 }
 
-/*
- * The HTTP /metrics endpoint. The exporter (lib/http_exporter.c) is built
- * beside this command; until it is wired here --metrics fails loudly
- * rather than run without the endpoint asked for.
- */
+/* --metrics ADDR:PORT ("[v6]:PORT" for IPv6, ":PORT" for loopback): the
+ * library serves the monitor's last snapshot on its own thread. */
 static int monitor_serve_metrics(struct rck_monitor *m, const char *addr_port)
 {
-	(void)m;
-	(void)addr_port;
-	return -ENOTSUP;
+	const char *colon = strrchr(addr_port, ':');
+	char addr[128];
+	unsigned long port;
+	size_t n;
+
+	if (!colon || cli_parse_uint(colon + 1, 0, 65535, &port))
+		return -EINVAL;
+	n = (size_t)(colon - addr_port);
+	if (n >= sizeof(addr))
+		return -EINVAL;
+	memcpy(addr, addr_port, n);
+	addr[n] = 0;
+	return rck_monitor_serve_metrics(m, n ? addr : NULL, (unsigned int)port);
 }
 
 static struct rck_monitor *running;
@@ -190,16 +197,15 @@ static int run(struct cli *cli, const struct monitor_args *a, struct rck_monitor
 				a->listen ? a->listen : "0.0.0.0", a->port), EXIT_FAIL;
 	if (a->metrics && (rc = monitor_serve_metrics(m, a->metrics))) {
 		rck_monitor_free(m);
-		return cli_fail(cli, rc, "--metrics %s: the HTTP exporter is not built into this command yet",
-				a->metrics), EXIT_FAIL;
+		return cli_fail(cli, rc, "--metrics %s: cannot serve /metrics there", a->metrics), EXIT_FAIL;
 	}
 	running = m;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	printf("{\"schema\":\"%s\",\"event\":\"started\",\"port\":%u,\"peers\":%u,"
-	       "\"transport\":\"udp\",\"timestamping\":\"sw\"}\n",
-	       RCK_MONITOR_EVENT_SCHEMA, rck_monitor_port(m), rck_pinglist_count(pl));
+	       "\"transport\":\"udp\",\"timestamping\":\"sw\",\"metrics_port\":%u}\n",
+	       RCK_MONITOR_EVENT_SCHEMA, rck_monitor_port(m), rck_pinglist_count(pl), rck_monitor_metrics_port(m));
 	fflush(stdout);
 	rc = rck_monitor_run(m);
 	signal(SIGTERM, SIG_DFL);

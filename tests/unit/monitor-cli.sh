@@ -41,7 +41,7 @@ start() { # NAME PORT EXTRA... : a monitor in the background, probes only
 
 start a "$pa" --textfile "$t/a.prom" --npd "$t/a.npd"
 pid_a=$!
-start b "$pb"
+start b "$pb" --metrics 127.0.0.1:0
 pid_b=$!
 start c "$pc"
 pid_c=$!
@@ -52,6 +52,18 @@ check "textfile: up, sw timestamps" 'grep -q "^rocecheck_monitor_up 1$" "$t/a.pr
 	grep -q "rocecheck_monitor_timestamping{device=\"udp\",port=\"$pa\",kind=\"sw\"} 1" "$t/a.prom"'
 check "textfile: RTT quantiles per peer" 'grep -q "rocecheck_monitor_rtt_seconds{device=\"udp\",port=\"$pa\",peer=\"b\",quantile=\"0.99\"}" "$t/a.prom"'
 check "textfile: no probe lost" 'grep -q "rocecheck_monitor_probes_lost_total{device=\"udp\",port=\"$pa\",peer=\"c\"} 0" "$t/a.prom"'
+# b serves /metrics (a free port, named in its started event); other paths 404
+mport=$(sed -n 's/.*"event":"started".*"metrics_port":\([0-9]*\).*/\1/p' "$t/b.out")
+check "metrics: a port in the started event" '[ -n "$mport" ] && [ "$mport" -gt 0 ]'
+scrape() { python3 -c 'import sys, urllib.request, urllib.error
+try:
+    r = urllib.request.urlopen("http://127.0.0.1:%s%s" % (sys.argv[1], sys.argv[2]), timeout=5)
+    sys.stdout.write(r.read().decode())
+except urllib.error.HTTPError as e:
+    print("HTTP", e.code)' "$mport" "$1"; }
+check "metrics: /metrics served, promtool accepts it" 'scrape /metrics >"$t/b.http" && grep -q "^rocecheck_monitor_up 1$" "$t/b.http" &&
+	promtool check metrics <"$t/b.http"'
+check "metrics: other paths 404" '[ "$(scrape /)" = "HTTP 404" ]'
 check "npd: healthy" 'grep -qx "rocecheck monitor: healthy" "$t/a.npd"'
 # c stops: a and b name c (probe_failed) within K windows plus the timeout
 kill -TERM "$pid_c"
@@ -103,9 +115,9 @@ check "--self not listed: exit 2" '[ $rc -eq 2 ] && grep -q "nobody" "$t/err"'
 "$rck" monitor --hold 3/2 >"$t/out" 2>"$t/err"
 rc=$?
 check "--hold 3/2: exit 2" '[ $rc -eq 2 ]'
-"$rck" monitor --no-counters --port 0 --listen 127.0.0.1 --metrics 127.0.0.1:9 --duration 1 >"$t/out" 2>"$t/err"
+"$rck" monitor --no-counters --port 0 --listen 127.0.0.1 --metrics localhost:9100 --duration 1 >"$t/out" 2>"$t/err"
 rc=$?
-check "--metrics without the exporter fails loudly" '[ $rc -eq 1 ] && grep -q "metrics" "$t/err"'
+check "--metrics with a name, not an address, fails loudly" '[ $rc -eq 1 ] && grep -q "metrics" "$t/err"'
 
 # --collect: the recorded events of four monitors, grouped
 ev=${ROCECHECK_FIXTURES}/monitor

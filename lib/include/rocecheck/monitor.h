@@ -142,6 +142,19 @@ void rck_monitor_stop(struct rck_monitor *m);
  */
 int rck_monitor_render(const struct rck_monitor *m, FILE *out);
 
+/**
+ * Serve the metrics (rck_monitor_render()) over HTTP at /metrics on @addr
+ * (an IPv4 or IPv6 literal; NULL: 127.0.0.1) and @port (0: a free one,
+ * rck_monitor_metrics_port()), through rocecheck/exporter.h. What is served
+ * is the snapshot taken at the last window close (and now), so a scrape
+ * never waits on the run loop. Call before rck_monitor_run(); stopped by
+ * rck_monitor_free(). 0, -EINVAL (twice, bad port), -ENOTSUP (built
+ * without libmicrohttpd), or the exporter's -errno (-EADDRINUSE...).
+ */
+int rck_monitor_serve_metrics(struct rck_monitor *m, const char *addr, unsigned int port);
+/** The port /metrics is served on, 0 when not served. */
+unsigned int rck_monitor_metrics_port(const struct rck_monitor *m);
+
 /* ---- across hosts ---- */
 
 /**
