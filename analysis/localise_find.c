@@ -162,16 +162,28 @@ static void nic_finding(const struct lc *l, struct rck_report *r, uint32_t n, in
 
 /* Two chosen NICs of one host, failing or slow on latency rather than
  * bandwidth: their cables are on each other's switches. */
-static bool crossed(const struct lc *l, uint32_t a, uint32_t b)
+static bool crossed(const struct lc *l, const unsigned int *per_host, uint32_t a, uint32_t b)
 {
 	const struct lc_comp *x = &l->c[a], *y = &l->c[b];
+	unsigned int h = l->a->nics[a].host;
 
-	return l->a->nics[a].host == l->a->nics[b].host && l->nic_sw[a] != l->nic_sw[b] &&
+	return h == l->a->nics[b].host && per_host[h] == 2 && per_host[l->a->n_hosts + h] > 2 &&
+	       l->nic_sw[a] != l->nic_sw[b] &&
 	       (x->why[LC_LAT] + x->why[LC_FAIL]) * 2 > x->all_bad &&
 	       (y->why[LC_LAT] + y->why[LC_FAIL]) * 2 > y->all_bad;
 }
 
-static void findings(const struct lc *l, struct rck_report *r, uint8_t *used)
+/* NICs of a host that are not its own fault: its host is unreachable, or
+ * every NIC of it was chosen (the host's, which its own findings say). */
+static bool host_wide(const struct lc *l, const unsigned int *per_host, uint32_t n)
+{
+	unsigned int h = l->a->nics[n].host;
+
+	/* per_host: NICs chosen per host, then (past n_hosts) NICs per host */
+	return l->a->hosts[h].unreachable || (per_host[h] >= 2 && per_host[h] >= per_host[l->a->n_hosts + h]);
+}
+
+static void findings(const struct lc *l, struct rck_report *r, uint8_t *used, const unsigned int *per_host)
 {
 	for (uint32_t i = 0; i < l->n_picked; i++) {
 		uint32_t c = l->picked[i], s = lc_index(l, c);
@@ -179,10 +191,11 @@ static void findings(const struct lc *l, struct rck_report *r, uint8_t *used)
 
 		switch (lc_kind_of(l, c)) {
 		case LC_NIC:
-			if (used[i])
+			if (used[i] || host_wide(l, per_host, c))
 				break;
 			for (uint32_t j = i + 1; j < l->n_picked && other < 0; j++)
-				if (!used[j] && lc_kind_of(l, l->picked[j]) == LC_NIC && crossed(l, c, l->picked[j])) {
+				if (!used[j] && lc_kind_of(l, l->picked[j]) == LC_NIC &&
+				    crossed(l, per_host, c, l->picked[j])) {
 					other = (int32_t)l->picked[j];
 					used[j] = 1;
 				}
@@ -309,13 +322,22 @@ static void demote(const struct lc *l, struct rck_report *r)
 void lc_report(const struct lc *l, struct rck_report *r)
 {
 	uint8_t *used = calloc(l->n_picked + 1, 1);
+	unsigned int *per_host = calloc(2 * (size_t)l->a->n_hosts + 1, sizeof(*per_host));
 
-	if (!used) {
+	if (!used || !per_host) {
+		free(used);
+		free(per_host);
 		r->err = -ENOMEM;
 		return;
 	}
-	findings(l, r, used);
+	for (uint32_t i = 0; i < l->n_picked; i++)
+		if (lc_kind_of(l, l->picked[i]) == LC_NIC)
+			per_host[l->a->nics[l->picked[i]].host]++;
+	for (uint32_t i = 0; i < l->a->n_nics; i++)
+		per_host[l->a->n_hosts + l->a->nics[i].host]++;
+	findings(l, r, used, per_host);
 	free(used);
+	free(per_host);
 	demote(l, r);
 }
 

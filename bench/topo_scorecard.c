@@ -106,6 +106,8 @@ static bool right(const struct tf_trial *t, const struct rck_finding *x)
 		       !strcmp(rck_finding_nic(x), nic) && rck_finding_peer_nic(x);
 	case TF_RAILS_CROSSED:
 		return c == RCK_FINDING_RAIL_CROSSED && !strcmp(rck_finding_host(x), host);
+	case TF_HOST_DEAD: /* the host's own finding; no switch or cable blamed */
+		return c == RCK_FINDING_HOST_UNREACHABLE && !strcmp(rck_finding_host(x), host);
 	default:
 		return false;
 	}
@@ -135,11 +137,15 @@ static int trial(struct tf_trial *t, const struct rck_topology *topo, const uint
 	for (unsigned int i = 0; i < rck_report_finding_count(r); i++) {
 		const struct rck_finding *x = rck_report_finding(r, i);
 
+		if (t->fault == TF_HOST_DEAD && right(t, x))
+			ok++;
 		if (!localising(rck_finding_code(x)))
 			continue;
 		loc++;
 		ok += right(t, x);
 	}
+	if (t->fault == TF_HOST_DEAD)
+		loc += ok; /* exact: its own finding and no localised one */
 	s->trials++;
 	s->findings += loc;
 	s->right_findings += ok;
@@ -151,7 +157,8 @@ static int trial(struct tf_trial *t, const struct rck_topology *topo, const uint
 
 		rck_report_drain(r, i, &h, NULL);
 		s->drains++;
-		s->false_drains += !((t->fault == TF_CABLE_LOSSY || t->fault == TF_RAILS_CROSSED) && !strcmp(h, host));
+		s->false_drains += !((t->fault == TF_CABLE_LOSSY || t->fault == TF_RAILS_CROSSED ||
+				      t->fault == TF_HOST_DEAD) && !strcmp(h, host));
 	}
 	rck_report_free(r);
 	rck_analysis_free(a);
@@ -160,7 +167,7 @@ static int trial(struct tf_trial *t, const struct rck_topology *topo, const uint
 
 static int scorecard(unsigned int trials)
 {
-	static const struct tsyn f = {.hosts = 64, .rails = 2, .per_leaf = 8, .spines = 1, .gbps = 400,
+	static const struct tsyn f = {.hosts = 64, .rails = 4, .per_leaf = 8, .spines = 1, .gbps = 400,
 				      .slow_uplink = -1};
 	static const double cvs[] = {0.02, 0.05};
 	struct rck_topology *topo = NULL;

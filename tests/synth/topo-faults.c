@@ -13,7 +13,7 @@
 const char *tf_fault_name(enum tf_fault f)
 {
 	static const char *const n[TF_COUNT] = {"healthy", "uplink_05", "tor_dead", "cable_lossy",
-						"rails_crossed"};
+						"rails_crossed", "host_dead"};
 
 	return (unsigned int)f < TF_COUNT ? n[f] : "?";
 }
@@ -89,6 +89,9 @@ static struct meas effect(const struct tf_trial *t, uint32_t a, uint32_t b)
 		/* Rails are separate fabrics: a crossed NIC reaches none of its peers. */
 		m.fail = (ha == t->victim_host && ra < 2) || (hb == t->victim_host && rb < 2);
 		break;
+	case TF_HOST_DEAD:
+		m.fail = ha == t->victim_host || hb == t->victim_host;
+		break;
 	default:
 		break;
 	}
@@ -125,6 +128,9 @@ static int add_hosts(const struct tf_trial *t, struct rck_analysis *a)
 
 		snprintf(name, sizeof(name), "h%05u", h);
 		if ((rc = rck_analysis_add_host(a, name, NULL, NULL, &hi)))
+			return rc;
+		if (t->fault == TF_HOST_DEAD && h == t->victim_host &&
+		    (rc = rck_analysis_set_unreachable(a, hi, "its agent did not answer in time")))
 			return rc;
 		for (unsigned int r = 0; r < f->rails; r++) {
 			struct rck_analysis_nic n = {.size = sizeof(n), .device = dev, .port = 1,

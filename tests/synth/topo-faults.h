@@ -16,6 +16,7 @@ enum tf_fault {
 	TF_TOR_DEAD,       /* a leaf dead: every probe of a NIC under it fails */
 	TF_CABLE_LOSSY,    /* one host NIC's cable: retransmissions and 0.85 on all its probes */
 	TF_RAILS_CROSSED,  /* one host's NICs 0 and 1 on each other's leaves: rail-0/1 probes fail */
+	TF_HOST_DEAD,      /* one host unreachable: every probe of its NICs fails (its own finding) */
 	TF_COUNT
 };
 

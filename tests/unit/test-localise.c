@@ -15,7 +15,7 @@
 
 #include "topo-faults.h"
 
-static const struct tsyn fab = {.hosts = 48, .rails = 2, .per_leaf = 8, .spines = 1, .gbps = 400,
+static const struct tsyn fab = {.hosts = 48, .rails = 4, .per_leaf = 8, .spines = 1, .gbps = 400,
 				.slow_uplink = -1};
 
 static void dump(const struct rck_report *r)
@@ -205,6 +205,27 @@ static void test_crossed(void **state)
 	}
 }
 
+/* A dead host is its own finding (host_unreachable): no cable or crossed
+ * rails are made of its NICs' failed probes, and no switch is blamed. */
+static void test_host_dead(void **state)
+{
+	(void)state;
+	for (uint64_t seed = 1; seed <= 3; seed++) {
+		struct tf_trial t = {.f = &fab, .fault = TF_HOST_DEAD, .seed = seed, .cv = 0.02, .retests = 2};
+		struct rck_report *r = run(&t, true);
+		const struct rck_finding *f = first(r, RCK_FINDING_HOST_UNREACHABLE);
+		char host[16];
+
+		snprintf(host, sizeof(host), "h%05u", t.victim_host);
+		if (local_findings(r) != 0 || !f)
+			dump(r);
+		assert_int_equal(local_findings(r), 0);
+		assert_non_null(f);
+		assert_string_equal(rck_finding_host(f), host);
+		rck_report_free(r);
+	}
+}
+
 /* Without a topology the analysis is as before: nothing localised. */
 static void test_no_topology(void **state)
 {
@@ -222,6 +243,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_healthy),  cmocka_unit_test(test_uplink),  cmocka_unit_test(test_tor_dead),
 		cmocka_unit_test(test_cable),    cmocka_unit_test(test_crossed), cmocka_unit_test(test_no_topology),
+		cmocka_unit_test(test_host_dead),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
