@@ -200,6 +200,8 @@ struct rck_finding *an_add_link(struct rck_report *r, const struct rck_analysis 
 
 /* ---- checks ---- */
 void an_check_hosts(const struct rck_analysis *a, struct rck_report *r);  /* hosts.c */
+/* A described NIC's MTU or GID index unlike most peers' (hosts_odd.c). */
+void an_check_odd_config(const struct rck_analysis *a, struct rck_report *r);
 void an_check_lint(const struct rck_analysis *a, struct rck_report *r);   /* lint.c */
 void an_check_dcb(const struct rck_analysis *a, struct rck_report *r);    /* lint_dcb.c */
 void an_check_pcie(const struct rck_analysis *a, struct rck_report *r);   /* lint_pci.c */

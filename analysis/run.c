@@ -29,6 +29,7 @@ RCK_EXPORT int rck_analysis_run(const struct rck_analysis *a, struct rck_report 
 				bad[n] = 1;
 	}
 	an_check_hosts(a, r);
+	an_check_odd_config(a, r);
 	an_check_lint(a, r);
 	an_check_pcie(a, r);
 	an_check_links(a, r, bad);
