@@ -90,7 +90,8 @@ struct mesh_order {
 	uint32_t *nic_num;
 	uint32_t *cells;
 };
-int mesh_order_new(const struct rck_mesh *m, struct mesh_order *o);
+/* @sort_cells: also the text order of the probes (@cells; NULL otherwise). */
+int mesh_order_new(const struct rck_mesh *m, struct mesh_order *o, bool sort_cells);
 void mesh_order_free(struct mesh_order *o);
 struct emit;
 /* Text only: probes ok and failed, medians, worst links, hosts down. */

@@ -246,7 +246,7 @@ static int write_at(const struct rck_mesh *m, FILE *out, enum rck_format fmt, in
 
 	if (!m || !out)
 		return -EINVAL;
-	rc = mesh_order_new(m, &o);
+	rc = mesh_order_new(m, &o, fmt == RCK_FORMAT_TEXT);
 	if (rc)
 		return rc;
 	rc = emit_new_nested(fmt, out, base, &e);
@@ -264,7 +264,7 @@ static int write_at(const struct rck_mesh *m, FILE *out, enum rck_format fmt, in
 	rc = write_hosts(e, m, &o);
 	emit_text(e, "probes:\n");
 	write_probes(e, m, &o);
-	if (!rc)
+	if (!rc && !emit_is_json(e)) /* text only: JSON readers compute their own */
 		rc = mesh_write_summary(e, m);
 	emit_obj_close(e);
 	if (!rc)

@@ -9,6 +9,11 @@
 #include "result.h"
 #include "units.h"
 
+struct mesh_order_ctx {
+	const struct rck_mesh *m;
+	const struct mesh_order *o;
+};
+
 /* Worst links named in the summary. */
 #define WORST_MAX 3
 
@@ -21,13 +26,31 @@ static bool nic_before(const struct rck_mesh *m, uint32_t a, uint32_t b)
 	return c < 0 || (c == 0 && m->nics[a].port < m->nics[b].port);
 }
 
-int mesh_order_new(const struct rck_mesh *m, struct mesh_order *o)
+/* Text order of two cells: source NIC number, destination, test. */
+static int cell_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct mesh_order_ctx *c = arg;
+	const struct mesh_cell *x = &c->m->cells[*(const uint32_t *)pa], *y = &c->m->cells[*(const uint32_t *)pb];
+	uint32_t xs = c->o->nic_num[x->src], ys = c->o->nic_num[y->src];
+	uint32_t xd = c->o->nic_num[x->dst], yd = c->o->nic_num[y->dst];
+
+	if (xs != ys)
+		return xs < ys ? -1 : 1;
+	if (xd != yd)
+		return xd < yd ? -1 : 1;
+	return (x->test > y->test) - (x->test < y->test);
+}
+
+int mesh_order_new(const struct rck_mesh *m, struct mesh_order *o, bool sort_cells)
 {
 	uint32_t k = 0;
 
+	o->cells = NULL;
 	o->nic_num = calloc(m->n_nics ? m->n_nics : 1, sizeof(*o->nic_num));
-	o->cells = calloc(m->n_cells ? m->n_cells : 1, sizeof(*o->cells));
-	if (!o->nic_num || !o->cells) {
+	/* JSON keeps the recorded order: only text pays for the sorted copy. */
+	if (sort_cells)
+		o->cells = calloc(m->n_cells ? m->n_cells : 1, sizeof(*o->cells));
+	if (!o->nic_num || (sort_cells && !o->cells)) {
 		mesh_order_free(o);
 		return -ENOMEM;
 	}
@@ -43,25 +66,12 @@ int mesh_order_new(const struct rck_mesh *m, struct mesh_order *o)
 		}
 		k += host->n_nics;
 	}
-	/* Counting sort on (source NIC, destination NIC, test): NIC numbers
-	 * follow host order, so this sorts by source host, then destination. */
-	for (unsigned int i = 0; i < m->n_cells; i++)
-		o->cells[i] = i;
-	for (unsigned int i = 1; i < m->n_cells; i++) {
-		uint32_t c = o->cells[i];
-		const struct mesh_cell *x = &m->cells[c];
-		unsigned int j = i;
+	if (sort_cells) {
+		struct mesh_order_ctx c = {.m = m, .o = o};
 
-		for (; j > 0; j--) {
-			const struct mesh_cell *y = &m->cells[o->cells[j - 1]];
-			uint32_t xs = o->nic_num[x->src], ys = o->nic_num[y->src];
-			uint32_t xd = o->nic_num[x->dst], yd = o->nic_num[y->dst];
-
-			if (ys < xs || (ys == xs && (yd < xd || (yd == xd && y->test <= x->test))))
-				break;
-			o->cells[j] = o->cells[j - 1];
-		}
-		o->cells[j] = c;
+		for (unsigned int i = 0; i < m->n_cells; i++)
+			o->cells[i] = i;
+		qsort_r(o->cells, m->n_cells, sizeof(*o->cells), cell_cmp, &c);
 	}
 	return 0;
 }

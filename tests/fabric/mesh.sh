@@ -52,7 +52,14 @@ def cell(p):
     return host_of[p["src"]], host_of[p["dst"]]
 ok = eval(sys.argv[2])
 if not ok:
-    print(json.dumps(d, indent=1)[:4000])
+    # one line per probe: what a failed check is about, never cut
+    for p in probes:
+        try:
+            s, t = cell(p)
+        except KeyError:
+            s, t = p["src"], p["dst"]
+        r = p["result"]
+        print(s, "->", t, p["test"], r["status"], r.get("gbps"), r.get("reason"))
 sys.exit(0 if ok else 1)
 PY
 }
