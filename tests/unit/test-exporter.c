@@ -342,6 +342,9 @@ static void test_slow_client(void **state)
 static void test_flood(void **state)
 {
 	enum { FLOOD = 300 };
+	/* half a request, and a TLS hello where HTTP is spoken */
+	static const char half[] = "GET /metrics HTTP/1.1\r\nHo";
+	static const char tls[] = "\x16\x03\x01\x02\x00garbage\r\n\r\n";
 	static char resp[65536];
 	struct rck_exporter *e = start(render_page, 1, 32);
 	unsigned int port = rck_exporter_port(e);
@@ -358,9 +361,9 @@ static void test_flood(void **state)
 		    errno != EAGAIN)
 			fail_msg("connect %d: %s", i, strerror(errno));
 		if (i % 3 == 1)
-			(void)send(fds[i], "GET /metrics HTTP/1.1\r\nHo", 25, MSG_NOSIGNAL);
+			(void)send(fds[i], half, sizeof(half) - 1, MSG_NOSIGNAL);
 		else if (i % 3 == 2)
-			(void)send(fds[i], "\x16\x03\x01\x02\x00garbage\r\n\r\n", 19, MSG_NOSIGNAL);
+			(void)send(fds[i], tls, sizeof(tls) - 1, MSG_NOSIGNAL);
 	}
 	t0 = now_s();
 	end = t0 + 15.0;
