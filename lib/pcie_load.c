@@ -155,6 +155,11 @@ static int load_root(const json_t *root, struct rck_pcie *p)
 		p->n_endpoints += f->kind != RCK_PCIE_BRIDGE;
 		p->n_fns++;
 	}
+	/* One function per address: the pairing is keyed by address. */
+	for (i = 0; i < p->n_fns; i++)
+		for (size_t j = i + 1; j < p->n_fns; j++)
+			if (!strcmp(p->fns[i].address, p->fns[j].address))
+				return -EINVAL;
 	for (i = 0; i < p->n_fns; i++) {
 		struct rck_pcie_fn *f = &p->fns[i];
 
