@@ -76,9 +76,13 @@ grep -q "already matches" <<<"$out" || fail "second apply changed something: $ou
 ok "apply: dcb reads back PFC 3, DSCP 26:3 48:6, ETS; ToS 106 in configfs; check clean; apply again is a no-op"
 
 # 2. What iproute2 sets, rocedcb shows, and check reports as drift.
-gsh "$DCB pfc set dev $IF prio-pfc 3:on 4:on && $DCB app replace dev $IF dscp-prio 26:5 &&" \
-	"$DCB buffer set dev $IF prio-buffer 3:1 buffer-size 1:64K && $DCB maxrate set dev $IF tc-maxrate 2:1gbit" ||
-	fail "dcb set"
+# One command at a time, so a failure names its command and the state it met
+# (CI saw "Attribute write: Protocol error" once: a driver op refused a set).
+for c in "pfc set dev $IF prio-pfc 3:on 4:on" "app replace dev $IF dscp-prio 26:5" \
+	"buffer set dev $IF prio-buffer 3:1 buffer-size 1:64K" "maxrate set dev $IF tc-maxrate 2:1gbit"; do
+	out=$(gsh "$DCB $c" 2>&1) ||
+		fail "dcb $c: $out"$'\n'"$(gsh "$DCB -j pfc show dev $IF; $DCB -j app show dev $IF; $DCB -j buffer show dev $IF; $DCB -j dcbx show dev $IF; dmesg | tail -5" 2>&1)"
+done
 g rocedcb show -j $IF >"$TMP/after-dcb.json" || fail "show after dcb"
 [ "$(jqv "$TMP/after-dcb.json" '["ports"][0]["pfc"]["enabled"]')" = "[3, 4]" ] || fail "show: PFC after dcb set"
 entries=$(jqv "$TMP/after-dcb.json" '["ports"][0]["app"]["entries"]')
