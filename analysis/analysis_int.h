@@ -3,6 +3,7 @@
 #ifndef RCK_ANALYSIS_INT_H
 #define RCK_ANALYSIS_INT_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -68,7 +69,9 @@ struct an_host {
 	bool spare;                      /* judged, never drained */
 	const struct rck_inventory *inv; /* borrowed */
 	const struct rck_delta *delta;   /* borrowed */
-	unsigned int first_nic, n_nics;  /* NICs are added host by host or not: see nic_host */
+	/* Its NICs in the order added: a chain through an_nic.next_on_host
+	 * (AN_NO_NIC ends it), so per-host work costs its own NICs, not all. */
+	unsigned int first_nic, last_nic;
 	struct dcb_set dcb;              /* DCB state given (lint_dcb.c) */
 	const struct rck_pcie *pcie, *pcie_before; /* borrowed (lint_pci.c) */
 };
@@ -81,8 +84,14 @@ int an_add_mesh_dcb(struct rck_analysis *a, unsigned int base_host, const struct
  * from @m, which must outlive the analysis. */
 int an_add_mesh_pcie(struct rck_analysis *a, unsigned int base_host, const struct rck_mesh *m);
 
+#define AN_NO_NIC UINT_MAX
+/* Each NIC @n of host @h, in the order added. */
+#define AN_FOR_HOST_NIC(a, h, n) \
+	for (unsigned int n = (a)->hosts[h].first_nic; n != AN_NO_NIC; n = (a)->nics[n].next_on_host)
+
 struct an_nic {
 	unsigned int host;
+	unsigned int next_on_host;       /* AN_NO_NIC: the host's last */
 	char *device;
 	unsigned int port;
 	char *label;                     /* "device/port" */

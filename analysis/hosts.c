@@ -270,9 +270,7 @@ static bool expected_port(const struct rck_analysis *a, unsigned int h, const ch
 {
 	bool any = false;
 
-	for (unsigned int n = 0; n < a->n_nics; n++) {
-		if (a->nics[n].host != h)
-			continue;
+	AN_FOR_HOST_NIC(a, h, n) {
 		any = true;
 		if (a->nics[n].port == port && !strcmp(a->nics[n].device, dev))
 			return true;
@@ -296,11 +294,9 @@ static void check_host(const struct rck_analysis *a, struct rck_report *r, unsig
 	const struct rck_inventory *inv = host->inv;
 
 	if (inv) {
-		for (unsigned int n = 0; n < a->n_nics; n++) {
+		AN_FOR_HOST_NIC(a, h, n) {
 			const struct rck_device *d;
 
-			if (a->nics[n].host != h)
-				continue;
 			d = rck_inventory_find(inv, a->nics[n].device);
 			if (!d || !rck_device_find_port(d, a->nics[n].port))
 				an_add_nic(r, a, n, RCK_FINDING_PORT_MISSING, RCK_SEVERITY_CRITICAL,
@@ -323,9 +319,10 @@ static void check_host(const struct rck_analysis *a, struct rck_report *r, unsig
 		}
 	}
 	/* No inventory: the NICs as the host's agent described them. */
-	for (unsigned int n = 0; !inv && n < a->n_nics; n++)
-		if (a->nics[n].host == h && a->nics[n].state)
-			check_described(a, r, host->name, &a->nics[n]);
+	if (!inv)
+		AN_FOR_HOST_NIC(a, h, n)
+			if (a->nics[n].state)
+				check_described(a, r, host->name, &a->nics[n]);
 	if (host->delta) {
 		for (unsigned int i = 0; i < rck_delta_port_count(host->delta); i++) {
 			const char *dev = NULL;

@@ -97,6 +97,7 @@ RCK_EXPORT int rck_analysis_add_host(struct rck_analysis *a, const char *name,
 		return -ENOMEM;
 	h->inv = inv;
 	h->delta = delta;
+	h->first_nic = h->last_nic = AN_NO_NIC;
 	if (idx)
 		*idx = a->n_hosts;
 	a->n_hosts++;
@@ -128,9 +129,8 @@ RCK_EXPORT int rck_analysis_add_nic(struct rck_analysis *a, unsigned int host,
 	    !*nic->device || !nic->port || !(nic->line_rate_gbps >= 0) ||
 	    !isfinite(nic->line_rate_gbps))
 		return -EINVAL;
-	for (unsigned int i = 0; i < a->n_nics; i++)
-		if (a->nics[i].host == host && a->nics[i].port == nic->port &&
-		    !strcmp(a->nics[i].device, nic->device))
+	AN_FOR_HOST_NIC(a, host, i)
+		if (a->nics[i].port == nic->port && !strcmp(a->nics[i].device, nic->device))
 			return -EEXIST;
 	if (grow((void **)&a->nics, &cap, a->n_nics + 1, sizeof(*a->nics)))
 		return -ENOMEM;
@@ -159,6 +159,12 @@ RCK_EXPORT int rck_analysis_add_nic(struct rck_analysis *a, unsigned int host,
 		return -ENOMEM;
 	}
 	snprintf(n->label, (size_t)len + 1, "%s/%u", nic->device, nic->port);
+	n->next_on_host = AN_NO_NIC;
+	if (a->hosts[host].last_nic == AN_NO_NIC)
+		a->hosts[host].first_nic = a->n_nics;
+	else
+		a->nics[a->hosts[host].last_nic].next_on_host = a->n_nics;
+	a->hosts[host].last_nic = a->n_nics;
 	if (idx)
 		*idx = a->n_nics;
 	a->n_nics++;

@@ -354,8 +354,8 @@ static void attribute(const struct rck_analysis *a, struct rck_report *r, const 
 		an_value(f, "nics_degraded", ndeg[h]);
 		an_value(f, "nics", with[h]);
 		an_value(f, "nics_confirmed", nconf[h]);
-		for (unsigned int n = 0; n < a->n_nics; n++)
-			if (a->nics[n].host == h && deg[n]) {
+		AN_FOR_HOST_NIC(a, h, n)
+			if (deg[n]) {
 				bad[n] = 1;
 				deg[n] = 0;
 			}

@@ -24,9 +24,8 @@ RCK_EXPORT int rck_analysis_run(const struct rck_analysis *a, struct rck_report 
 			continue;
 		an_add(r, RCK_FINDING_HOST_UNREACHABLE, RCK_SEVERITY_CRITICAL, RCK_ENTITY_HOST,
 		       a->hosts[h].name, NULL, NULL, NULL, "host unreachable: %s", a->hosts[h].unreachable);
-		for (unsigned int n = 0; n < a->n_nics; n++)
-			if (a->nics[n].host == h)
-				bad[n] = 1;
+		AN_FOR_HOST_NIC(a, h, n)
+			bad[n] = 1;
 	}
 	an_check_hosts(a, r);
 	an_check_odd_config(a, r);

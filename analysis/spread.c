@@ -73,17 +73,16 @@ static int nic_spread(const struct rck_analysis *a, const struct an_groups *g, c
 		size_t k = 0, nics = 0;
 		double hs;
 
-		for (unsigned int n = 0; n < a->n_nics; n++)
-			if (a->nics[n].host == h) {
-				memcpy(dev + k, all + off[n], (off[n + 1] - off[n]) * sizeof(*dev));
-				k += off[n + 1] - off[n];
-				nics++;
-			}
+		AN_FOR_HOST_NIC(a, h, n) {
+			memcpy(dev + k, all + off[n], (off[n + 1] - off[n]) * sizeof(*dev));
+			k += off[n + 1] - off[n];
+			nics++;
+		}
 		if (nics < 2 || k < AN_SPREAD_MIN_LINKS)
 			continue;
 		hs = 1.4826 * an_median(dev, k);
-		for (unsigned int n = 0; n < a->n_nics; n++)
-			if (a->nics[n].host == h && !(out[n] >= hs))
+		AN_FOR_HOST_NIC(a, h, n)
+			if (!(out[n] >= hs))
 				out[n] = hs;
 	}
 	free(v);
