@@ -32,6 +32,7 @@ struct rck_probe_server {
 	struct pgroup *group;   /* the session being served is this group's member */
 	bool came;              /* it reached the group's start */
 	uint64_t began;         /* when the last session's measured part began */
+	uint32_t door_task;     /* psrv_door(): the door stays open at this task between sessions */
 };
 
 RCK_EXPORT int rck_probe_server_new(struct rck_ctx *ctx, const struct rck_probe_opts *opts,
@@ -255,6 +256,36 @@ static int wrong_task(struct rck_probe_server *srv, uint32_t task, int fd, const
 	return drop;
 }
 
+int psrv_door(struct rck_probe_server *srv, uint32_t task)
+{
+	srv->door_task = task;
+	__atomic_store_n(&srv->lobby.at_task, task, __ATOMIC_RELEASE);
+	if (!task) {
+		plobby_busy_stop(&srv->lobby);
+		return 0;
+	}
+	return srv->lobby.running ? 0 : plobby_busy_start(&srv->lobby);
+}
+
+static int serve_one(struct rck_probe_server *srv, uint32_t task, uint64_t deadline,
+		     struct rck_probe_result **out);
+
+/* With the door kept open between sessions (psrv_door()), its thread
+ * hands the listener to the serve and takes it back after. */
+static int serve_door(struct rck_probe_server *srv, uint32_t task, uint64_t deadline,
+		      struct rck_probe_result **out)
+{
+	uint32_t door = srv->door_task;
+	int rc;
+
+	if (door)
+		psrv_door(srv, 0);
+	rc = serve_one(srv, task, deadline, out);
+	if (door && psrv_door(srv, door))
+		srv->door_task = 0; /* no thread: the listener is read at the next serve */
+	return rc;
+}
+
 static int serve_one(struct rck_probe_server *srv, uint32_t task, uint64_t deadline,
 		     struct rck_probe_result **out)
 {
@@ -309,7 +340,7 @@ RCK_EXPORT int rck_probe_server_serve(struct rck_probe_server *srv, int wait_ms,
 int psrv_serve_task(struct rck_probe_server *srv, uint32_t task, uint64_t deadline,
 		    struct rck_probe_result **out)
 {
-	return serve_one(srv, task, deadline, out);
+	return serve_door(srv, task, deadline, out);
 }
 
 uint64_t psrv_began(const struct rck_probe_server *srv)
@@ -325,7 +356,7 @@ int psrv_serve_member(struct rck_probe_server *srv, uint32_t task, uint64_t dead
 	srv->group = g;
 	srv->came = false;
 	srv->began = 0;
-	rc = serve_one(srv, task, deadline, out);
+	rc = serve_door(srv, task, deadline, out);
 	/* A member that never reached the start does not hold the others;
 	 * one still waiting for its client after a timeout slice stays in. */
 	if (g && !srv->came && rc != -ETIMEDOUT)
