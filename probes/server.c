@@ -244,8 +244,11 @@ static int wrong_task(struct rck_probe_server *srv, uint32_t task, int fd, const
 
 		memset(m, 0, sizeof(*m));
 		m->error.status = RCK_PROBE_UNREACHABLE;
-		snprintf(m->error.text, sizeof(m->error.text),
-			 "this listener serves task %u now, not task %u", task, theirs);
+		/* The queue's place (its group's first task) rather than this
+		 * lane's task: a group member's client elsewhere in the group
+		 * is not told that its task was passed. */
+		snprintf(m->error.text, sizeof(m->error.text), "this listener serves task %u now, not task %u",
+			 srv->door_task && srv->door_task < task ? srv->door_task : task, theirs);
 		if (!xq_encode(XQ_ERROR, m, buf, sizeof(buf), &len))
 			wire_send_sec(fd, &xq_proto, first->sec, XQ_ERROR, buf + WIRE_HDR_LEN,
 				      len - WIRE_HDR_LEN, pclock_ns() + 200000000ull);
@@ -271,18 +274,21 @@ static int serve_one(struct rck_probe_server *srv, uint32_t task, uint64_t deadl
 		     struct rck_probe_result **out);
 
 /* With the door kept open between sessions (psrv_door()), its thread
- * hands the listener to the serve and takes it back after. */
+ * hands the listener to the serve and takes it back after; during the
+ * session the door says busy (at_task 0). */
 static int serve_door(struct rck_probe_server *srv, uint32_t task, uint64_t deadline,
 		      struct rck_probe_result **out)
 {
-	uint32_t door = srv->door_task;
 	int rc;
 
-	if (door)
-		psrv_door(srv, 0);
+	if (!srv->door_task)
+		return serve_one(srv, task, deadline, out);
+	__atomic_store_n(&srv->lobby.at_task, 0, __ATOMIC_RELEASE);
+	plobby_busy_stop(&srv->lobby);
 	rc = serve_one(srv, task, deadline, out);
-	if (door && psrv_door(srv, door))
-		srv->door_task = 0; /* no thread: the listener is read at the next serve */
+	__atomic_store_n(&srv->lobby.at_task, srv->door_task, __ATOMIC_RELEASE);
+	if (plobby_busy_start(&srv->lobby))
+		psrv_door(srv, 0); /* no thread: the listener is read at the next serve */
 	return rc;
 }
 
