@@ -116,7 +116,7 @@ RCK_EXPORT int rck_agent_new(struct rck_ctx *ctx, const struct rck_agent_opts *o
 		o = &oo;
 	}
 	if (o->port > 65535 || !(o->idle_s > 0) || !(o->request_s > 0) || !(o->max_probe_s > 0) ||
-	    o->max_probes == 0 || o->max_probes > MAX_PROBES_CAP ||
+	    o->max_probes == 0 || o->max_probes > MAX_PROBES_CAP || !(o->test_client_delay_s >= 0) ||
 	    (o->key && (o->key_len < RCK_KEY_MIN || o->key_len > RCK_KEY_MAX)) ||
 	    (o->key_next && (!o->key || o->key_next_len < RCK_KEY_MIN || o->key_next_len > RCK_KEY_MAX))) {
 		rck_err(ctx, "agent: an option is out of range (port, times, max_probes 1..%d, key %d..%d bytes)",

@@ -81,11 +81,91 @@ static uint64_t wait_ns(const struct ag_plan *p, const struct ag_task *t)
 	return one + (uint64_t)t->ahead * one;
 }
 
+static void probe_opts(struct agent_tasks *at, const struct ag_task *t, struct rck_probe_opts *o)
+{
+	const struct ag_plan_nic *nic = &at->plan.nics[t->nic];
+
+	rck_probe_opts_init(o);
+	o->test = (enum rck_probe_test)t->test;
+	o->transport = (enum rck_probe_transport)at->plan.transport;
+	o->device = nic->device[0] ? nic->device : NULL;
+	o->ib_port = nic->port;
+	o->msg_size = at->plan.size;
+	o->iters = at->plan.iters;
+	o->duration_s = at->plan.duration_ms / 1000.0;
+	o->port = t->peer_port;
+	o->key = at->plan.key;
+	o->key_len = sizeof(at->plan.key);
+	o->task = t->id + 1;
+}
+
+/* Where the peer's queue is, from its listener's answer to a HELLO of
+ * ours: its door says "at task N" (busy with something else) or "serves
+ * task N now" (waiting for that client). 1 with *at, 0 when busy with a
+ * session (no number), -1 when it did not answer as a live peer does. */
+static int peer_at(const struct rck_probe_result *res, unsigned long *at)
+{
+	const char *e = rck_probe_result_error(res), *p;
+
+	if (!e)
+		return -1;
+	if ((p = strstr(e, "serves task ")) || (p = strstr(e, "at task ")))
+		return *at = strtoul(strchr(p, 'k') + 2, NULL, 10), 1;
+	return strstr(e, "server busy") ? 0 : -1;
+}
+
+/* The peer's listener answered: it is busy with a session or another task
+ * before ours, so it is alive and not at ours yet: the wait starts again.
+ * At a later task: it gave ours up, so stop waiting. A chain of busy peers
+ * never fails a probe: each peer in it answers, and the plan order keeps
+ * the chain from closing on itself (the sweep's deadline and STOP bound
+ * the rest). Only a peer that stays at our very task without coming
+ * has a bound: WAIT_RESTARTS_MAX waits from when it got there. */
+static void still_coming(struct agent_tasks *at, const struct ag_task *t, const struct rck_probe_result *res,
+			 uint64_t *deadline, uint64_t *at_ours)
+{
+	uint64_t now = wire_now_ns(), again = now + wait_ns(&at->plan, t);
+	unsigned long theirs = 0;
+	int k = peer_at(res, &theirs);
+
+	if (k < 0)
+		return;
+	if (k == 1 && theirs > t->id + 1ul) {
+		*deadline = 0;
+		return;
+	}
+	if (k == 1 && theirs >= t->group + 1ul) {
+		if (!*at_ours)
+			*at_ours = now + WAIT_RESTARTS_MAX * wait_ns(&at->plan, t);
+		if (again > *at_ours)
+			again = *at_ours;
+	}
+	if (again > *deadline)
+		*deadline = again;
+}
+
+/* A serve end's wait ran out: where is its client's queue? Asked with a
+ * HELLO of a task no listener serves, so the peer's listener only says
+ * where it is (still_coming()); no answer leaves the deadline as it is. */
+static void ask_peer(struct agent_tasks *at, const struct ag_task *t, uint64_t *deadline, uint64_t *at_ours)
+{
+	struct rck_probe_result *res = NULL;
+	struct rck_probe_opts o;
+
+	if (!t->peer[0] || !t->peer_port || atomic_load(&at->stop))
+		return;
+	probe_opts(at, t, &o);
+	o.task = UINT32_MAX;
+	if (!rck_probe_run(at->ctx, t->peer, &o, &res))
+		still_coming(at, t, res, deadline, at_ours);
+	rck_probe_result_free(res);
+}
+
 /* @g: the incast group this end serves in (NULL: alone). */
 static void serve_task(struct nicq *q, const struct ag_task *t, struct pgroup *g, struct ag_tres *r)
 {
 	struct agent_tasks *at = q->at;
-	uint64_t deadline = wire_now_ns() + wait_ns(&at->plan, t);
+	uint64_t deadline = wire_now_ns() + wait_ns(&at->plan, t), at_ours = 0;
 	struct rck_probe_result *res = NULL;
 	int rc = -ETIMEDOUT;
 
@@ -94,6 +174,8 @@ static void serve_task(struct nicq *q, const struct ag_task *t, struct pgroup *g
 		uint64_t until = wire_now_ns() + SLICE_NS;
 
 		rc = psrv_serve_member(q->srv[t->lane], t->id + 1, until < deadline ? until : deadline, g, &res);
+		if (rc == -ETIMEDOUT && wire_now_ns() >= deadline)
+			ask_peer(at, t, &deadline, &at_ours);
 	}
 	if (g && rc == -ETIMEDOUT)
 		pgroup_leave(g);
@@ -114,63 +196,23 @@ static void serve_task(struct nicq *q, const struct ag_task *t, struct pgroup *g
 		snprintf(r->text, sizeof(r->text), "probe listener: %s", strerror(-rc));
 }
 
-/* The peer's listener answered: it serves or waits for an earlier task, or
- * is busy with a session, so the peer is alive and not at ours yet: the
- * wait starts again. A later task: it gave ours up, so stop waiting. */
-static void still_coming(struct agent_tasks *at, const struct ag_task *t, const struct rck_probe_result *res,
-			 uint64_t *deadline, uint64_t hard)
-{
-	const char *e = rck_probe_result_error(res), *p;
-	uint64_t again = wire_now_ns() + wait_ns(&at->plan, t);
-	unsigned long theirs;
-
-	/* The restarts have a bound of their own: a peer that stays busy for
-	 * ever (or two peers waiting on each other) fails this probe instead
-	 * of holding the agent's queue, and so the pass, for ever. */
-	if (again > hard)
-		again = hard;
-	if (!e)
-		return;
-	if (strstr(e, "server busy")) {
-		if (again > *deadline)
-			*deadline = again;
-		return;
-	}
-	p = strstr(e, "serves task ");
-	if (!p)
-		return;
-	theirs = strtoul(p + strlen("serves task "), NULL, 10);
-	if (theirs < t->id + 1ul && again > *deadline)
-		*deadline = again;
-	else if (theirs > t->id + 1ul)
-		*deadline = 0;
-}
-
 static void run_task(struct nicq *q, const struct ag_task *t, struct ag_tres *r)
 {
 	struct agent_tasks *at = q->at;
-	const struct ag_plan_nic *nic = &at->plan.nics[t->nic];
-	uint64_t deadline = wire_now_ns() + wait_ns(&at->plan, t);
-	uint64_t hard = wire_now_ns() + WAIT_RESTARTS_MAX * wait_ns(&at->plan, t);
+	uint64_t deadline, at_ours = 0;
 	struct rck_probe_opts o;
 
-	rck_probe_opts_init(&o);
-	o.test = (enum rck_probe_test)t->test;
-	o.transport = (enum rck_probe_transport)at->plan.transport;
-	o.device = nic->device[0] ? nic->device : NULL;
-	o.ib_port = nic->port;
-	o.msg_size = at->plan.size;
-	o.iters = at->plan.iters;
-	o.duration_s = at->plan.duration_ms / 1000.0;
-	o.port = t->peer_port;
-	o.key = at->plan.key;
-	o.key_len = sizeof(at->plan.key);
-	o.task = t->id + 1;
+	probe_opts(at, t, &o);
+	/* A slow pair in tests: this queue busy, its listeners not serving. */
+	for (uint64_t slow = wire_now_ns() + (uint64_t)(at->o->test_client_delay_s * 1e9);
+	     wire_now_ns() < slow && !atomic_load(&at->stop);)
+		usleep(RETRY_US);
+	deadline = wire_now_ns() + wait_ns(&at->plan, t);
 	/* Until the peer's listener takes our task: it may still serve an
-	 * earlier one (busy), wait for a later one (refused), or not read its
-	 * listener now because its queue runs a probe as a client (no
-	 * challenge within the timeout). A connection given up that way is
-	 * dropped by the listener at the key challenge, never served. */
+	 * earlier one (busy), wait for a later one (refused), or run another
+	 * task (its door says which, doors()); a listener that says nothing
+	 * (the peer's queue has not started or has ended) leaves the wait as
+	 * it is. */
 	for (;;) {
 		struct rck_probe_result *res = NULL;
 		int rc = rck_probe_run(at->ctx, t->peer, &o, &res);
@@ -189,7 +231,7 @@ static void run_task(struct nicq *q, const struct ag_task *t, struct ag_tres *r)
 			rck_probe_result_free(res);
 			return;
 		}
-		still_coming(at, t, res, &deadline, hard);
+		still_coming(at, t, res, &deadline, &at_ours);
 		rck_probe_result_free(res);
 		usleep(RETRY_US);
 	}
@@ -274,6 +316,15 @@ static void run_group(struct nicq *q, const uint32_t *idx, size_t n)
 	free(m);
 }
 
+/* This NIC's listeners tell clients which task the queue is at, whatever
+ * it does (lobby.h); @task 0 closes their doors. */
+static void doors(struct nicq *q, uint32_t task)
+{
+	for (uint32_t l = 0; l < q->at->plan.lanes; l++)
+		if (q->srv[l] && psrv_door(q->srv[l], task))
+			rck_warn(q->at->ctx, "agent: cannot keep probe listener %u open between its tasks", l);
+}
+
 void *agent_tasks_queue_main(void *arg)
 {
 	struct nicq *q = arg;
@@ -287,12 +338,14 @@ void *agent_tasks_queue_main(void *arg)
 		/* A group's ends on this NIC are consecutive in its queue. */
 		while (i + n < q->n && at->tasks[q->idx[i + n]].group == t->group)
 			n++;
+		doors(q, t->id + 1);
 		if (n > 1)
 			run_group(q, q->idx + i, n);
 		else
 			one_end(q, t, NULL, r);
 		i += n;
 	}
+	doors(q, 0);
 	free(r);
 	atomic_fetch_sub(&at->queues_left, 1);
 	return NULL;

@@ -59,37 +59,50 @@ static int main_pass(struct sweep *s, uint64_t deadline)
 	return rc;
 }
 
-/* @nt tasks again, each alone: retest.c's rounds, one after the other in
- * every NIC's queue (a counting sort by round), so no NIC is in two probes
- * at once. */
+/* @nt tasks again: retest.c's steps, one after the other in every NIC's
+ * queue (a counting sort by round), so no NIC is in two probes at once;
+ * with --bidir a pair's two directions asked for are one group, run at
+ * once as in the sweep, each direction its own result. */
 static int retest_pass(struct sweep *s, const uint32_t *tasks, long nt, uint64_t deadline)
 {
+	bool bidir = s->c->plan.bidir && sched_groups(s);
 	uint32_t *round = malloc((size_t)(nt > 0 ? nt : 1) * sizeof(*round)), *at = NULL;
-	long nr = round && nt > 0 ? mesh_retest_rounds(s->plan, tasks, (size_t)nt, round) : -ENOMEM;
+	long *mate = malloc((size_t)(nt > 0 ? nt : 1) * sizeof(*mate));
+	long nr = round && mate && nt > 0 ? mesh_retest_steps(s->plan, tasks, (size_t)nt, bidir, mate, round)
+					   : -ENOMEM;
 	struct pass p;
 	int rc = nr < 0 ? (int)nr : 0;
 
 	if (!rc && !(at = calloc((size_t)nr + 1, sizeof(*at))))
 		rc = -ENOMEM;
-	if (!rc && !(rc = pass_alloc(&p, (size_t)nt * s->n_tests, false))) {
+	if (!rc && !(rc = pass_alloc(&p, (size_t)nt * s->n_tests, bidir))) {
 		p.retest = true;
 		for (long i = 0; i < nt; i++)
 			at[round[i] + 1] += s->n_tests;
 		for (long r = 0; r < nr; r++)
 			at[r + 1] += at[r];
+		/* A pair's ids by its first: per test, first then its mate. */
 		for (long i = 0; i < nt; i++)
-			for (uint8_t k = 0; k < s->n_tests; k++) {
-				p.task[at[round[i]]] = tasks[i];
-				p.test[at[round[i]]++] = k;
-			}
+			for (uint8_t k = 0; (mate[i] < 0 || mate[i] > i) && k < s->n_tests; k++)
+				for (int m = 0; m < 1 + (mate[i] >= 0); m++) {
+					uint32_t id = at[round[i]]++;
+
+					p.task[id] = tasks[m ? mate[i] : i];
+					p.test[id] = k;
+					if (p.group) {
+						p.group[id] = id - (uint32_t)m;
+						p.lane[id] = (uint8_t)m;
+					}
+				}
 		p.n_ids = (uint32_t)(nt * s->n_tests);
 		s->total += p.n_ids;
 		rc = sched_run_pass(s, &p, deadline);
 	}
-	if (at && round && nr >= 0)
+	if (at && round && mate && nr >= 0)
 		pass_free(&p);
 	free(at);
 	free(round);
+	free(mate);
 	return rc;
 }
 

@@ -96,3 +96,79 @@ long mesh_retest_rounds(const struct mesh_plan *p, const uint32_t *tasks, size_t
 	free(after);
 	return rounds;
 }
+
+/* mate[] from the (src, dst) keys of @tasks sorted with their indices. */
+static int find_mates(const struct mesh_plan *p, const uint32_t *tasks, size_t n, long *mate)
+{
+	uint64_t (*k)[2] = malloc((n ? n : 1) * sizeof(*k));
+
+	if (!k)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		k[i][0] = key(p->tasks[tasks[i]].src, p->tasks[tasks[i]].dst);
+		k[i][1] = i;
+		mate[i] = -1;
+	}
+	qsort(k, n, sizeof(*k), cmp_u64);
+	for (size_t i = 0; i < n; i++) {
+		const struct mesh_task *t = &p->tasks[tasks[i]];
+		uint64_t want = key(t->dst, t->src);
+		size_t lo = 0, hi = n;
+
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+
+			if (k[mid][0] < want)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (t->src != t->dst && lo < n && k[lo][0] == want)
+			mate[i] = (long)k[lo][1];
+	}
+	/* A plan with one pair twice (a pairs file): pairs only both ways. */
+	for (size_t i = 0; i < n; i++)
+		if (mate[i] >= 0 && mate[mate[i]] != (long)i)
+			mate[i] = -1;
+	free(k);
+	return 0;
+}
+
+long mesh_retest_steps(const struct mesh_plan *p, const uint32_t *tasks, size_t n, bool bidir, long *mate,
+		       uint32_t *round)
+{
+	uint32_t *lead;
+	size_t *at, nl = 0;
+	long nr;
+
+	for (size_t i = 0; i < n; i++)
+		mate[i] = -1;
+	if (!bidir)
+		return mesh_retest_rounds(p, tasks, n, round);
+	lead = calloc(n ? n : 1, sizeof(*lead));
+	at = malloc((n ? n : 1) * sizeof(*at));
+	if (!lead || !at || find_mates(p, tasks, n, mate)) {
+		free(lead);
+		free(at);
+		return -ENOMEM;
+	}
+	/* A pair is one unit on both its NICs: packed by its first member. */
+	for (size_t i = 0; i < n; i++)
+		if (mate[i] < 0 || (size_t)mate[i] > i) {
+			at[nl] = i;
+			lead[nl++] = tasks[i];
+		}
+	nr = mesh_retest_rounds(p, lead, nl, round);
+	/* round[] of the leads, spread back to every index from the end so
+	 * no lead's round is overwritten before it is read. */
+	if (nr >= 0) {
+		for (size_t l = nl; l-- > 0;)
+			round[at[l]] = round[l];
+		for (size_t i = 0; i < n; i++)
+			if (mate[i] >= 0 && (size_t)mate[i] < i)
+				round[i] = round[mate[i]];
+	}
+	free(lead);
+	free(at);
+	return nr;
+}

@@ -3,6 +3,7 @@
 #ifndef RCK_MESH_RETEST_H
 #define RCK_MESH_RETEST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,5 +25,15 @@ long mesh_retest_tasks(const struct mesh_plan *p, const struct rck_mesh *m, cons
  * is in two tasks of one round. Returns the number of rounds, or -ENOMEM.
  */
 long mesh_retest_rounds(const struct mesh_plan *p, const uint32_t *tasks, size_t n, uint32_t *round);
+
+/*
+ * A retest pass's rounds (mesh_retest_rounds()), with @bidir (the sweep's
+ * --bidir) a pair's two directions in one step: mate[i] gets the index in
+ * @tasks of tasks[i]'s reverse direction when it is asked for too (the
+ * pair then takes one round, the round of its first), else -1. Without
+ * @bidir every mate is -1. Returns the number of rounds, or -ENOMEM.
+ */
+long mesh_retest_steps(const struct mesh_plan *p, const uint32_t *tasks, size_t n, bool bidir, long *mate,
+		       uint32_t *round);
 
 #endif

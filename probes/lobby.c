@@ -192,6 +192,27 @@ static bool pass_stream(struct plobby *l, struct plobby_conn *c, bool busy)
 	return write(l->streams[1], &s, sizeof(s)) == sizeof(s);
 }
 
+/* A HELLO while the owner is at another task than a session: the task
+ * it is at, so the client knows whether to wait on. */
+static void not_now(const struct plobby *l, const struct plobby_conn *c)
+{
+	uint32_t at = __atomic_load_n(&l->at_task, __ATOMIC_ACQUIRE);
+	char text[XQ_TEXT_MAX];
+	union xq_msg m;
+
+	if (xq_decode(XQ_HELLO, c->fr.payload, c->fr.h.length, &m)) {
+		reply(c, RCK_PROBE_PROTOCOL, "malformed HELLO");
+		return;
+	}
+	if (m.hello.task && m.hello.task < at) {
+		snprintf(text, sizeof(text), "this listener serves task %u now, not task %u", at, m.hello.task);
+		reply(c, RCK_PROBE_UNREACHABLE, text);
+	} else {
+		snprintf(text, sizeof(text), "at task %u, not listening for task %u yet", at, m.hello.task);
+		reply(c, XQ_ERR_BUSY, text);
+	}
+}
+
 /* Connection @i has a whole first message (or a refused header, rc < 0).
  * Returns true when it starts a session (only between sessions). */
 static bool first_message(struct plobby *l, unsigned int i, int rc, bool busy)
@@ -210,6 +231,8 @@ static bool first_message(struct plobby *l, unsigned int i, int rc, bool busy)
 			reply(c, RCK_PROBE_UNREACHABLE, "no session waits for this TCP stream");
 	} else if (!busy) {
 		return true;
+	} else if (rc == 1 && c->fr.h.type == XQ_HELLO && __atomic_load_n(&l->at_task, __ATOMIC_ACQUIRE)) {
+		not_now(l, c);
 	} else {
 		rck_info(l->ctx, "probe server: %s refused: busy with a session", c->peer);
 		reply(c, XQ_ERR_BUSY, BUSY_TEXT);

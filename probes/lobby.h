@@ -49,6 +49,7 @@ struct plobby {
 	uint64_t cookie;        /* 0: no session takes streams (atomic) */
 	int fatal;              /* the thread's fatal accept error (read after join) */
 	const uint8_t *key;     /* NULL: no authentication; else every connection proves it first */
+	uint32_t at_task;       /* busy mode between sessions: the task its owner is at (atomic; 0: in a session) */
 	size_t key_len;
 };
 
@@ -67,7 +68,11 @@ void plobby_free(struct plobby *l);
  * -ETIMEDOUT, -EINTR, or a fatal -errno of the listener.
  */
 int plobby_wait(struct plobby *l, uint64_t deadline, int *fd, struct pframe *fr);
-/* Start and stop keeping the door while a session runs. */
+/* Start and stop keeping the door while a session runs, or (with at_task
+ * set) while the owner does something else than serve: a HELLO naming a
+ * task before at_task hears that the listener serves at_task now (its
+ * client gives that task up), any other one that the server is busy (its
+ * client waits on), so a peer's clients learn that it is alive. */
 int plobby_busy_start(struct plobby *l);
 void plobby_busy_stop(struct plobby *l);
 /* TCP streams that ATTACH with @cookie go to the session (0: none). */

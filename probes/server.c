@@ -32,6 +32,7 @@ struct rck_probe_server {
 	struct pgroup *group;   /* the session being served is this group's member */
 	bool came;              /* it reached the group's start */
 	uint64_t began;         /* when the last session's measured part began */
+	uint32_t door_task;     /* psrv_door(): the door stays open at this task between sessions */
 };
 
 RCK_EXPORT int rck_probe_server_new(struct rck_ctx *ctx, const struct rck_probe_opts *opts,
@@ -243,8 +244,11 @@ static int wrong_task(struct rck_probe_server *srv, uint32_t task, int fd, const
 
 		memset(m, 0, sizeof(*m));
 		m->error.status = RCK_PROBE_UNREACHABLE;
-		snprintf(m->error.text, sizeof(m->error.text),
-			 "this listener serves task %u now, not task %u", task, theirs);
+		/* The queue's place (its group's first task) rather than this
+		 * lane's task: a group member's client elsewhere in the group
+		 * is not told that its task was passed. */
+		snprintf(m->error.text, sizeof(m->error.text), "this listener serves task %u now, not task %u",
+			 srv->door_task && srv->door_task < task ? srv->door_task : task, theirs);
 		if (!xq_encode(XQ_ERROR, m, buf, sizeof(buf), &len))
 			wire_send_sec(fd, &xq_proto, first->sec, XQ_ERROR, buf + WIRE_HDR_LEN,
 				      len - WIRE_HDR_LEN, pclock_ns() + 200000000ull);
@@ -253,6 +257,39 @@ static int wrong_task(struct rck_probe_server *srv, uint32_t task, int fd, const
 	}
 	free(m);
 	return drop;
+}
+
+int psrv_door(struct rck_probe_server *srv, uint32_t task)
+{
+	srv->door_task = task;
+	__atomic_store_n(&srv->lobby.at_task, task, __ATOMIC_RELEASE);
+	if (!task) {
+		plobby_busy_stop(&srv->lobby);
+		return 0;
+	}
+	return srv->lobby.running ? 0 : plobby_busy_start(&srv->lobby);
+}
+
+static int serve_one(struct rck_probe_server *srv, uint32_t task, uint64_t deadline,
+		     struct rck_probe_result **out);
+
+/* With the door kept open between sessions (psrv_door()), its thread
+ * hands the listener to the serve and takes it back after; during the
+ * session the door says busy (at_task 0). */
+static int serve_door(struct rck_probe_server *srv, uint32_t task, uint64_t deadline,
+		      struct rck_probe_result **out)
+{
+	int rc;
+
+	if (!srv->door_task)
+		return serve_one(srv, task, deadline, out);
+	__atomic_store_n(&srv->lobby.at_task, 0, __ATOMIC_RELEASE);
+	plobby_busy_stop(&srv->lobby);
+	rc = serve_one(srv, task, deadline, out);
+	__atomic_store_n(&srv->lobby.at_task, srv->door_task, __ATOMIC_RELEASE);
+	if (plobby_busy_start(&srv->lobby))
+		psrv_door(srv, 0); /* no thread: the listener is read at the next serve */
+	return rc;
 }
 
 static int serve_one(struct rck_probe_server *srv, uint32_t task, uint64_t deadline,
@@ -309,7 +346,7 @@ RCK_EXPORT int rck_probe_server_serve(struct rck_probe_server *srv, int wait_ms,
 int psrv_serve_task(struct rck_probe_server *srv, uint32_t task, uint64_t deadline,
 		    struct rck_probe_result **out)
 {
-	return serve_one(srv, task, deadline, out);
+	return serve_door(srv, task, deadline, out);
 }
 
 uint64_t psrv_began(const struct rck_probe_server *srv)
@@ -325,7 +362,7 @@ int psrv_serve_member(struct rck_probe_server *srv, uint32_t task, uint64_t dead
 	srv->group = g;
 	srv->came = false;
 	srv->began = 0;
-	rc = serve_one(srv, task, deadline, out);
+	rc = serve_door(srv, task, deadline, out);
 	/* A member that never reached the start does not hold the others;
 	 * one still waiting for its client after a timeout slice stays in. */
 	if (g && !srv->came && rc != -ETIMEDOUT)

@@ -43,4 +43,13 @@ uint64_t psrv_began(const struct rck_probe_server *srv);
 int psrv_serve_member(struct rck_probe_server *srv, uint32_t task, uint64_t deadline, struct pgroup *g,
 		      struct rck_probe_result **out);
 
+/*
+ * Keep @srv's door open between its sessions while its owner is at task
+ * @task (0: close it; the listener is then not read until the next
+ * serve): a client of a later task hears that the server is busy "at task
+ * N", one of an earlier task that it "serves task N now" (lobby.h). Called
+ * by the one thread that serves on @srv, between its serves.
+ */
+int psrv_door(struct rck_probe_server *srv, uint32_t task);
+
 #endif

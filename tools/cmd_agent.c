@@ -53,7 +53,7 @@ static void watch_stdin(struct cli *cli, struct rck_agent *a)
 }
 
 enum { OPT_LISTEN = 256, OPT_KEY, OPT_KEY_NEXT, OPT_INSECURE, OPT_ONCE, OPT_IDLE, OPT_DCB_FILE, OPT_LIFELINE,
-       OPT_LLDP_FILE };
+       OPT_LLDP_FILE, OPT_TEST_DELAY };
 
 const struct cli_opt agent_opts[] = {
 	{ OPT_LISTEN, 0, "listen", "[ADDR:]PORT", "listen there (default port 18530, every address)" },
@@ -64,6 +64,7 @@ const struct cli_opt agent_opts[] = {
 	{ OPT_IDLE, 0, "idle", "S", "end a session (--once: exit) after S seconds without a request (default 60)" },
 	{ OPT_DCB_FILE, 0, "dcb-file", "FILE", "answer DCB requests with this recorded state (rocedcb show -j), not the netdevs" },
 	{ OPT_LLDP_FILE, 0, "lldp-file", "FILE", "answer LLDP requests with these recorded frames (NETDEV HEX per line), not lldpd or a capture" },
+	{ OPT_TEST_DELAY, 0, "test-client-delay", "S", "tests only: wait S seconds before each probe of a task list this host runs as the client (a slow pair)" },
 	{ OPT_LIFELINE, 0, "lifeline", NULL, "exit when standard input (a pipe from the launcher) is closed" },
 	{ 0 }
 };
@@ -137,6 +138,10 @@ static int agent_opt(struct cli *cli, void *data, int id, const char *arg)
 			return cli_bad_args(cli, "invalid --lldp-file '%s': %s", arg,
 					    *arg ? strerror(errno) : "a file");
 		a->o.lldp_file = arg;
+		return 0;
+	case OPT_TEST_DELAY:
+		if (cli_parse_double(arg, 0, 600, &a->o.test_client_delay_s))
+			return cli_bad_args(cli, "invalid --test-client-delay '%s': seconds, 0 to 600", arg);
 		return 0;
 	default:
 		return EXIT_USAGE;

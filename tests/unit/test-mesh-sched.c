@@ -637,6 +637,60 @@ static double unit_one(void *arg, uint32_t unit, bool retest)
 
 /* Bidirectional full mesh: each unit a NIC pair and its reverse, every
  * ordered pair once, and n-1 steps (n for odd n) instead of 2(n-1). */
+/* --bidir retest steps: every direction of a full bidir plan asked for, a
+ * pair's two in one step (mates each other's, one round), so the pass
+ * takes the bidir sweep's steps, about half the rounds of one direction
+ * at a time; without bidir, or a direction asked for alone, no mate. */
+static void test_retest_steps_bidir(void **state)
+{
+	(void)state;
+	for (unsigned int n = 2; n <= 41; n += 13) {
+		struct rck_mesh *m = make_mesh(n, 1);
+		struct mesh_plan_opts o = {.pattern = MESH_PATTERN_FULL, .rails = MESH_RAILS_SAME, .bidir = true};
+		struct mesh_plan *p;
+		char err[256];
+		uint32_t *tasks, *round;
+		long *mate, nr, nr1;
+		uint8_t *seen;
+
+		assert_int_equal(mesh_plan_build(m, &o, &p, err, sizeof(err)), 0);
+		tasks = calloc(p->n_tasks + 1, sizeof(*tasks));
+		round = calloc(p->n_tasks + 1, sizeof(*round));
+		mate = calloc(p->n_tasks + 1, sizeof(*mate));
+		seen = calloc((size_t)p->n_tasks * n + 1, 1);
+		/* The plan's order reversed: a pair's members far apart. */
+		for (size_t t = 0; t < p->n_tasks; t++)
+			tasks[t] = (uint32_t)(p->n_tasks - 1 - t);
+		nr1 = mesh_retest_steps(p, tasks, p->n_tasks, false, mate, round);
+		for (size_t i = 0; i < p->n_tasks; i++)
+			assert_int_equal(mate[i], -1);
+		nr = mesh_retest_steps(p, tasks, p->n_tasks, true, mate, round);
+		assert_true(nr >= (long)(n - 1 + n % 2) && nr <= nr1 / 2 + 1);
+		for (size_t i = 0; i < p->n_tasks; i++) {
+			const struct mesh_task *t = &p->tasks[tasks[i]], *r;
+
+			assert_true(mate[i] >= 0 && mate[mate[i]] == (long)i);
+			r = &p->tasks[tasks[mate[i]]];
+			assert_int_equal(t->src, r->dst);
+			assert_int_equal(t->dst, r->src);
+			assert_int_equal(round[i], round[mate[i]]);
+			/* Each NIC sends once and receives once per step. */
+			assert_false(seen[round[i] * n + t->src]++);
+		}
+		/* The last direction alone: no mate, its pair's other one has none. */
+		nr = mesh_retest_steps(p, tasks, p->n_tasks - 1, true, mate, round);
+		assert_true(nr > 0);
+		for (size_t i = 0; i + 1 < p->n_tasks; i++)
+			assert_true(mate[i] >= 0 || p->tasks[tasks[i]].dst == p->tasks[tasks[p->n_tasks - 1]].src);
+		free(tasks);
+		free(round);
+		free(mate);
+		free(seen);
+		mesh_plan_free(p);
+		rck_mesh_free(m);
+	}
+}
+
 static void test_full_bidir(void **state)
 {
 	(void)state;
@@ -746,6 +800,7 @@ int main(void)
 		cmocka_unit_test(test_pairs),
 		cmocka_unit_test(test_unequal_rails),
 		cmocka_unit_test(test_full_bidir),
+		cmocka_unit_test(test_retest_steps_bidir),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

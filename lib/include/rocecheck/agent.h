@@ -60,6 +60,11 @@ struct rck_agent_opts {
 	 * nothing heard) instead of asking lldpd and capturing; NULL
 	 * (default): ask and capture. Copied by rck_agent_new(). */
 	const char *lldp_file;
+	/** Tests only: each probe this agent runs as the client of a
+	 * coordinator's task list first waits this long, its queue busy and
+	 * its listeners not serving, as behind a slow link (a slow pair on
+	 * loopback); 0 (default): none. */
+	double test_client_delay_s;
 };
 
 void rck_agent_opts_init(struct rck_agent_opts *o);
