@@ -316,6 +316,7 @@ int md_hello_parse(const void *buf, size_t len, struct md_hello *h);
 struct ibv_context;
 struct ibv_pd;
 struct ibv_comp_channel;
+struct ibv_cq;
 struct ibv_cq_ex;
 struct ibv_qp;
 struct ibv_mr;
@@ -334,7 +335,8 @@ struct md_ud {
 	struct ibv_context *vctx;
 	struct ibv_pd *pd;
 	struct ibv_comp_channel *chan;
-	struct ibv_cq_ex *cq;
+	struct ibv_cq *cq;
+	struct ibv_cq_ex *cqx;          /* the same CQ, extended, when it carries NIC times */
 	struct ibv_qp *qp;
 	struct ibv_mr *mr;
 	uint8_t *buf;               /* MU_TX send slots, then MU_RX receive slots (GRH + message) */

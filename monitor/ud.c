@@ -31,31 +31,32 @@ static int post_recv(struct md_ud *u, unsigned int i)
 	return -ibv_post_recv(u->qp, &wr, &bad);
 }
 
-/* The CQ with completion timestamps when the device reports a clock for
- * them; without, the same CQ and software times. The extra fields are what
- * ibv_init_ah_from_wc() reads to build a pong's address. */
+/* The CQ: an extended one with completion timestamps when the device
+ * reports a clock for them (the extra fields are what ibv_init_ah_from_wc()
+ * reads to build a pong's address); a plain one otherwise, polled with
+ * ibv_poll_cq(). rxe (rdma-core 44) has no timestamps, and its extended CQ
+ * returned endless zeroed entries after the first ibv_next_poll() on the
+ * fabric guests, so the plain path is the one Soft-RoCE takes. */
 static int make_cq(struct md_ud *u)
 {
 	struct ibv_device_attr_ex dx;
 	struct ibv_cq_init_attr_ex ca = {
 		.cqe = MU_RX + MU_TX, .channel = u->chan,
 		.wc_flags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_SRC_QP | IBV_WC_EX_WITH_SLID |
-			    IBV_WC_EX_WITH_SL | IBV_WC_EX_WITH_DLID_PATH_BITS,
+			    IBV_WC_EX_WITH_SL | IBV_WC_EX_WITH_DLID_PATH_BITS |
+			    IBV_WC_EX_WITH_COMPLETION_TIMESTAMP,
 	};
 
 	memset(&dx, 0, sizeof(dx));
-	if (!ibv_query_device_ex(u->vctx, NULL, &dx) && dx.completion_timestamp_mask && dx.hca_core_clock) {
-		ca.wc_flags |= IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
-		u->cq = ibv_create_cq_ex(u->vctx, &ca);
-		if (u->cq) {
-			u->nic_ts = true;
-			u->ts_mask = dx.completion_timestamp_mask;
-			u->clock_khz = dx.hca_core_clock;
-			return 0;
-		}
-		ca.wc_flags &= ~(uint64_t)IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+	if (!ibv_query_device_ex(u->vctx, NULL, &dx) && dx.completion_timestamp_mask && dx.hca_core_clock &&
+	    (u->cqx = ibv_create_cq_ex(u->vctx, &ca))) {
+		u->cq = ibv_cq_ex_to_cq(u->cqx);
+		u->nic_ts = true;
+		u->ts_mask = dx.completion_timestamp_mask;
+		u->clock_khz = dx.hca_core_clock;
+		return 0;
 	}
-	u->cq = ibv_create_cq_ex(u->vctx, &ca);
+	u->cq = ibv_create_cq(u->vctx, MU_RX + MU_TX, NULL, u->chan, 0);
 	return u->cq ? 0 : -(errno ? errno : ENOMEM);
 }
 
@@ -98,12 +99,12 @@ int mu_open(struct md_ud *u, const char *device, unsigned int port, char *why, s
 	if (fl < 0 || fcntl(u->chan->fd, F_SETFL, fl | O_NONBLOCK))
 		return fail(why, len, errno, "fcntl on the completion channel", u);
 	if ((rc = make_cq(u)))
-		return fail(why, len, -rc, "ibv_create_cq_ex", u);
+		return fail(why, len, -rc, "creating the CQ", u);
 	if (!(u->buf = calloc(1, bytes)))
 		return fail(why, len, ENOMEM, "allocating buffers", u);
 	if (!(u->mr = ibv_reg_mr(u->pd, u->buf, bytes, IBV_ACCESS_LOCAL_WRITE)))
 		return fail(why, len, errno ? errno : ENOMEM, "ibv_reg_mr", u);
-	qa.send_cq = qa.recv_cq = ibv_cq_ex_to_cq(u->cq);
+	qa.send_cq = qa.recv_cq = u->cq;
 	if (!(u->qp = ibv_create_qp(u->pd, &qa)))
 		return fail(why, len, errno ? errno : ENOMEM, "ibv_create_qp (UD)", u);
 	if ((rc = ibv_modify_qp(u->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY)))
@@ -118,7 +119,7 @@ int mu_open(struct md_ud *u, const char *device, unsigned int port, char *why, s
 	for (unsigned int i = 0; i < MU_RX; i++)
 		if ((rc = post_recv(u, i)))
 			return fail(why, len, -rc, "ibv_post_recv", u);
-	if ((rc = ibv_req_notify_cq(ibv_cq_ex_to_cq(u->cq), 0)))
+	if ((rc = ibv_req_notify_cq(u->cq, 0)))
 		return fail(why, len, rc, "ibv_req_notify_cq", u);
 	return 0;
 }
@@ -134,7 +135,7 @@ void mu_close(struct md_ud *u)
 		ibv_dereg_mr(u->mr);
 	/* every event is acknowledged when read, so destroying the CQ does not wait */
 	if (u->cq)
-		ibv_destroy_cq(ibv_cq_ex_to_cq(u->cq));
+		ibv_destroy_cq(u->cq);
 	if (u->chan)
 		ibv_destroy_comp_channel(u->chan);
 	if (u->pd)
@@ -239,42 +240,66 @@ struct cqe {
 	uint32_t len;
 };
 
-static unsigned int drain(struct md_ud *u, struct cqe *v, unsigned int max)
+static void copy_msg(const struct md_ud *u, struct cqe *c)
+{
+	if (c->status == IBV_WC_SUCCESS && c->op == IBV_WC_RECV && c->wr_id < MU_RX) {
+		const uint8_t *b = u->buf + MU_TX * MU_MSG + (size_t)c->wr_id * (MU_GRH + MU_MSG);
+
+		memcpy(c->grh, b, MU_GRH);
+		memcpy(c->msg, b + MU_GRH, MU_MSG);
+	}
+}
+
+/* Up to @max completions of the extended CQ, with their NIC times. */
+static unsigned int drain_ex(struct md_ud *u, struct cqe *v, unsigned int max)
 {
 	struct ibv_poll_cq_attr pa = { 0 };
 	unsigned int n = 0;
 
-	if (ibv_start_poll(u->cq, &pa))
+	if (ibv_start_poll(u->cqx, &pa))
 		return 0;
 	do {
 		struct cqe *c = &v[n++];
 
 		memset(c, 0, sizeof(*c));
-		c->wr_id = u->cq->wr_id;
-		c->status = u->cq->status;
-		c->op = ibv_wc_read_opcode(u->cq);
-		c->ts = u->nic_ts ? ibv_wc_read_completion_ts(u->cq) : 0;
+		c->wr_id = c->wc.wr_id = u->cqx->wr_id;
+		c->status = c->wc.status = u->cqx->status;
+		c->op = c->wc.opcode = ibv_wc_read_opcode(u->cqx);
+		c->ts = ibv_wc_read_completion_ts(u->cqx);
 		if (c->status != IBV_WC_SUCCESS || c->op != IBV_WC_RECV)
 			continue;
-		c->len = ibv_wc_read_byte_len(u->cq);
-		c->wc.wr_id = c->wr_id;
-		c->wc.status = c->status;
-		c->wc.opcode = c->op;
-		c->wc.byte_len = c->len;
-		c->wc.src_qp = ibv_wc_read_src_qp(u->cq);
-		c->wc.wc_flags = ibv_wc_read_wc_flags(u->cq);
-		c->wc.slid = (uint16_t)ibv_wc_read_slid(u->cq);
-		c->wc.sl = ibv_wc_read_sl(u->cq);
-		c->wc.dlid_path_bits = ibv_wc_read_dlid_path_bits(u->cq);
-		if (c->wr_id < MU_RX) {
-			const uint8_t *b = u->buf + MU_TX * MU_MSG + (size_t)c->wr_id * (MU_GRH + MU_MSG);
-
-			memcpy(c->grh, b, MU_GRH);
-			memcpy(c->msg, b + MU_GRH, MU_MSG);
-		}
-	} while (n < max && !ibv_next_poll(u->cq));
-	ibv_end_poll(u->cq);
+		c->len = c->wc.byte_len = ibv_wc_read_byte_len(u->cqx);
+		c->wc.src_qp = ibv_wc_read_src_qp(u->cqx);
+		c->wc.wc_flags = ibv_wc_read_wc_flags(u->cqx);
+		c->wc.slid = (uint16_t)ibv_wc_read_slid(u->cqx);
+		c->wc.sl = ibv_wc_read_sl(u->cqx);
+		c->wc.dlid_path_bits = ibv_wc_read_dlid_path_bits(u->cqx);
+		copy_msg(u, c);
+	} while (n < max && !ibv_next_poll(u->cqx));
+	ibv_end_poll(u->cqx);
 	return n;
+}
+
+static unsigned int drain(struct md_ud *u, struct cqe *v, unsigned int max)
+{
+	struct ibv_wc wc[32];
+	int n;
+
+	if (u->cqx)
+		return drain_ex(u, v, max);
+	n = ibv_poll_cq(u->cq, (int)(max < 32 ? max : 32), wc);
+	for (int i = 0; i < n; i++) {
+		struct cqe *c = &v[i];
+
+		memset(c, 0, sizeof(*c));
+		c->wc = wc[i];
+		c->wr_id = wc[i].wr_id;
+		c->status = wc[i].status;
+		c->op = wc[i].opcode;
+		c->len = wc[i].byte_len;
+		copy_msg(u, c);
+	}
+	return n > 0 ? (unsigned int)n : 0;
 }
 
 /* A ping answered to where it came from: its address from the GRH (for

@@ -218,9 +218,12 @@ static int run(struct cli *cli, const struct monitor_args *a, struct rck_monitor
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	/* the transport asked for; each peer's own (and its timestamps) is its probe_path event */
 	printf("{\"schema\":\"%s\",\"event\":\"started\",\"port\":%u,\"peers\":%u,"
-	       "\"transport\":\"udp\",\"timestamping\":\"sw\",\"metrics_port\":%u}\n",
-	       RCK_MONITOR_EVENT_SCHEMA, rck_monitor_port(m), rck_pinglist_count(pl), rck_monitor_metrics_port(m));
+	       "\"transport\":\"%s\",\"timestamping\":\"sw\",\"metrics_port\":%u}\n",
+	       RCK_MONITOR_EVENT_SCHEMA, rck_monitor_port(m), rck_pinglist_count(pl),
+	       a->transport == RCK_MONITOR_TRANSPORT_UDP ? "udp" :
+	       a->transport == RCK_MONITOR_TRANSPORT_RDMA ? "rdma-ud" : "auto", rck_monitor_metrics_port(m));
 	fflush(stdout);
 	rc = rck_monitor_run(m);
 	signal(SIGTERM, SIG_DFL);
