@@ -54,7 +54,9 @@ p50ud=$(metric ud rocecheck_monitor_rtt_seconds 'quantile="0.5"')
 sentu=$(metric udp rocecheck_monitor_probes_total) lostu=$(metric udp rocecheck_monitor_probes_lost_total)
 p50udp=$(metric udp rocecheck_monitor_rtt_seconds 'quantile="0.5"')
 say "monitor n1->n2, 12 s at 20/s: rdma-ud ($ts timestamps) sent $sent lost $lost p50 $(rtt_us "${p50ud:-0}") us; udp sent $sentu lost $lostu p50 $(rtt_us "${p50udp:-0}") us; rdma-ud/udp p50 $(ratio "${p50ud:-0}" "${p50udp:-0}")"
-[ "${sent:-0}" -gt 100 ] || fail "rdma-ud: only ${sent:-0} probes sent in 12 s at 20/s"
+# a loaded TCG guest sends fewer than 240 (141 seen under a load of 20), the
+# probes before the hello's answer are not sent: many, not all
+[ "${sent:-0}" -gt 50 ] || fail "rdma-ud: only ${sent:-0} probes sent in 12 s at 20/s"
 [ "$lost" = 0 ] || fail "rdma-ud: $lost of $sent probes lost on a clean path"
 [ -n "$p50ud" ] && lt 0 "$p50ud" || fail "rdma-ud: no RTT measured"
 grep -q 'rocecheck_monitor_rtt_seconds{device="rxe0",port="1",peer="n2"' "$MON/ud.prom" || fail "rdma-ud RTT not on rxe0"
