@@ -153,3 +153,12 @@ RCK_EXPORT int rck_monitor_config_set_counters(struct rck_monitor_config *c, boo
 	c->counters = on;
 	return 0;
 }
+
+RCK_EXPORT int rck_monitor_config_set_transport(struct rck_monitor_config *c, enum rck_monitor_transport t)
+{
+	if (!c || (t != RCK_MONITOR_TRANSPORT_AUTO && t != RCK_MONITOR_TRANSPORT_UDP &&
+		   t != RCK_MONITOR_TRANSPORT_RDMA))
+		return -EINVAL;
+	c->transport = t;
+	return 0;
+}

@@ -69,6 +69,8 @@ RCK_EXPORT int rck_monitor_new(struct rck_ctx *ctx, const struct rck_monitor_con
 		goto fail;
 	}
 	m->port = ntohs(((struct sockaddr_in *)&sa)->sin_port);
+	if ((rc = md_paths_open(m)))
+		goto fail;
 	*out = m;
 	return 0;
 fail:
@@ -81,6 +83,7 @@ RCK_EXPORT void rck_monitor_free(struct rck_monitor *m)
 	if (!m)
 		return;
 	md_metrics_free(m);
+	md_paths_close(m);
 	pthread_mutex_destroy(&m->snap_mu);
 	if (m->fd >= 0)
 		close(m->fd);
@@ -189,7 +192,7 @@ static int poll_counters(struct rck_monitor *m)
 static int close_window(struct rck_monitor *m)
 {
 	struct mr_peerwin *v = calloc(m->n_peers ? m->n_peers : 1, sizeof(*v));
-	char dev[16];
+	char dev[MF_STR];
 	int rc;
 
 	if (!v)
@@ -197,12 +200,22 @@ static int close_window(struct rck_monitor *m)
 	mf_list_clear(&m->probe_now);
 	for (unsigned int i = 0; i < m->n_peers; i++) {
 		mw_stats(&m->peers[i].win, &m->peers[i].last);
-		v[i].peer = m->peers[i].name;
-		v[i].s = m->peers[i].last;
 		mw_reset(&m->peers[i].win);
 	}
-	snprintf(dev, sizeof(dev), "udp");
-	mr_probes(dev, m->port, v, m->n_peers, &m->th, &m->probe_now);
+	/* one call per NIC (UDP counts as one): most peers lossy names the NIC */
+	for (int e = -1; e < (int)m->n_ud; e++) {
+		unsigned int k = 0, port = e < 0 ? m->port : m->ud[e].port;
+
+		for (unsigned int i = 0; i < m->n_peers; i++) {
+			const struct md_peer *p = &m->peers[i];
+
+			if ((p->rdma ? p->ep : -1) == e)
+				v[k++] = (struct mr_peerwin){ .peer = p->name, .s = p->last };
+		}
+		snprintf(dev, sizeof(dev), "%s", e < 0 ? "udp" : m->ud[e].device);
+		if (k || e < 0)
+			mr_probes(dev, port, v, k, &m->th, &m->probe_now);
+	}
 	free(v);
 	m->windows++;
 	rc = hold_and_report(m, &m->hold_probe, &m->probe_now);
@@ -217,6 +230,9 @@ RCK_EXPORT int rck_monitor_run(struct rck_monitor *m)
 	if (!m)
 		return -EINVAL;
 	start = md_now();
+	m->start_ns = start;
+	for (unsigned int i = 0; i < m->n_peers; i++)
+		md_event_path(m, &m->peers[i]);
 	next_poll = start;
 	next_tick = start;
 	next_win = start + (uint64_t)m->cfg.window_s * NS;
@@ -226,7 +242,8 @@ RCK_EXPORT int rck_monitor_run(struct rck_monitor *m)
 		m->peers[i].next_ns = start + (uint64_t)((double)NS / m->peers[i].rate_hz * i / (m->n_peers + 1));
 	while (!m->stop && !rc) {
 		uint64_t now = md_now(), wake = next_poll < next_win ? next_poll : next_win;
-		struct pollfd pfd = { .fd = m->fd, .events = POLLIN };
+		struct pollfd pfd[1 + MD_UD_POLL];
+		unsigned int nfd = 1;
 		int ms;
 
 		if (now >= end)
@@ -239,12 +256,17 @@ RCK_EXPORT int rck_monitor_run(struct rck_monitor *m)
 
 				if (now < p->next_ns)
 					continue;
-				md_send(m, i, now);
+				if (!md_path_blocked(m, p, now))
+					md_send(m, i, now);
 				p->next_ns += (uint64_t)((double)NS / p->rate_hz);
 				if (p->next_ns < now) /* fell behind (a stopped process): no burst */
 					p->next_ns = now + (uint64_t)((double)NS / p->rate_hz);
 			}
 			next_tick = now + MD_TICK_NS;
+			md_paths_tick(m, now);
+			/* a completion whose event was missed waits one tick at most */
+			for (unsigned int e = 0; e < m->n_ud; e++)
+				mu_poll(m, e);
 			if (++ticks % 10 == 0)
 				md_expire(m, now);
 		}
@@ -273,8 +295,16 @@ RCK_EXPORT int rck_monitor_run(struct rck_monitor *m)
 		ms = wake > now ? (int)((wake - now + 999999) / 1000000) : 0;
 		if (ms > 100)
 			ms = 100;
-		if (poll(&pfd, 1, ms) > 0)
-			md_recv(m);
+		pfd[0] = (struct pollfd){ .fd = m->fd, .events = POLLIN };
+		for (unsigned int e = 0; e < m->n_ud && e < MD_UD_POLL; e++)
+			pfd[nfd++] = (struct pollfd){ .fd = mu_fd(&m->ud[e]), .events = POLLIN };
+		if (poll(pfd, nfd, ms) > 0) {
+			if (pfd[0].revents)
+				md_recv(m);
+			for (unsigned int f = 1; f < nfd; f++)
+				if (pfd[f].revents)
+					mu_poll(m, f - 1);
+		}
 	}
 	if (!rc)
 		md_write_files(m);

@@ -59,6 +59,17 @@ void md_event_compared(const struct rck_monitor *m, const struct mr_port *p)
 	event(m, o);
 }
 
+void md_event_path(const struct rck_monitor *m, const struct md_peer *p)
+{
+	unsigned int port;
+	const char *dev = md_peer_device(m, p, &port);
+	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:s}", "event", "probe_path", "peer", p->name,
+			      "transport", p->rdma ? "rdma-ud" : "udp", "timestamps", md_peer_timestamps(m, p),
+			      "device", dev, "port", (int)port, "reason", p->why);
+
+	event(m, o);
+}
+
 static int prom_fn(FILE *f, const void *arg)
 {
 	return rck_monitor_render(arg, f);

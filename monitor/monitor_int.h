@@ -234,6 +234,7 @@ struct rck_monitor_config {
 	FILE *events;
 	double duration;
 	bool counters;
+	enum rck_monitor_transport transport;
 };
 
 /* Probes in flight per peer, by sequence number modulo this. */
@@ -252,7 +253,22 @@ struct md_peer {
 	double rate_hz;
 	uint64_t next_ns;
 	uint32_t seq;
-	struct { uint32_t seq; uint64_t t_ns; bool busy; } slot[MD_SLOTS];
+	struct {
+		uint32_t seq;
+		uint64_t t_ns;
+		bool busy;
+		bool has_tx, pend_rx;     /* NIC times: the send's completion seen, the pong's waiting for it */
+		uint64_t nic_tx, nic_rx;
+	} slot[MD_SLOTS];
+	/* the path (path.c): UD endpoint and source GID when the host has an RDMA
+	 * device for the peer's address; rdma once the peer's QPN is learned */
+	int ep;                     /* index in rck_monitor.ud, -1: UDP only */
+	int sgid_index;
+	bool rdma, refused;         /* probing over UD; the peer said it has no UD endpoint */
+	uint32_t qpn, qkey;
+	uint8_t gid[16];
+	uint64_t hello_ns;          /* next hello while the peer's QPN is unknown */
+	char why[160];              /* why this path, for the probe_path event */
 	struct mw_peer win;
 	struct mw_stats last;       /* the last closed window */
 	uint64_t sent_total, lost_total;
@@ -268,6 +284,87 @@ struct md_msg {
 /* A datagram received: 0 and *m filled when it is one of ours, -EINVAL otherwise. */
 int md_msg_parse(const void *buf, size_t len, struct md_msg *m);
 
+/*
+ * The hello (path.c), over the UDP responder: a prober asks which UD QP
+ * serves the address it probes (@addr, IPv4-mapped for IPv4); the answer
+ * echoes @id and @addr with the responder's QPN, QKey and GID, QPN 0 when
+ * no RDMA device of the responder holds that address.
+ */
+enum { MD_HELLO = 3, MD_HELLO_ACK = 4 };
+struct md_hello {
+	uint32_t type, id, qpn, qkey;
+	uint8_t addr[16], gid[16];
+};
+#define MD_HELLO_LEN 56
+/* Encode @h in @buf (MD_HELLO_LEN bytes). */
+void md_hello_put(const struct md_hello *h, uint8_t buf[MD_HELLO_LEN]);
+/* 0 and *h filled when @buf is a hello or its answer, -EINVAL otherwise. */
+int md_hello_parse(const void *buf, size_t len, struct md_hello *h);
+
+/* ---- the RDMA UD prober (ud.c) ---- */
+
+/* Receives posted and sends in flight per UD QP; message buffer bytes. */
+#define MU_RX 256
+#define MU_TX 256
+#define MU_MSG 64
+#define MU_GRH 40
+#define MU_QKEY 0x11524b4du
+#define MU_AH_MAX 8192
+/* Endpoints whose completion channel the run loop polls (more are polled each tick). */
+#define MD_UD_POLL 16
+
+struct ibv_context;
+struct ibv_pd;
+struct ibv_comp_channel;
+struct ibv_cq;
+struct ibv_cq_ex;
+struct ibv_qp;
+struct ibv_mr;
+struct ibv_ah;
+
+struct mu_ah {
+	uint8_t gid[16];
+	int sgid_index;
+	struct ibv_ah *ah;
+};
+
+/* One UD QP on one port of a local RDMA device, serving all its peers. */
+struct md_ud {
+	char device[MF_STR];
+	unsigned int port;
+	struct ibv_context *vctx;
+	struct ibv_pd *pd;
+	struct ibv_comp_channel *chan;
+	struct ibv_cq *cq;
+	struct ibv_cq_ex *cqx;          /* the same CQ, extended, when it carries NIC times */
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	uint8_t *buf;               /* MU_TX send slots, then MU_RX receive slots (GRH + message) */
+	unsigned int tx_next, tx_busy;
+	bool nic_ts;                /* completions carry the NIC's timestamp */
+	uint64_t ts_mask, clock_khz;
+	struct mu_ah *ah;
+	unsigned int n_ah, ah_evict;
+};
+
+/* Open @device's @port: PD, completion channel, CQ (with completion
+ * timestamps when the device has them), a UD QP in RTS, receives posted.
+ * 0 or -errno, @why (of @len bytes) naming the verbs call that failed. */
+int mu_open(struct md_ud *u, const char *device, unsigned int port, char *why, size_t len);
+void mu_close(struct md_ud *u);
+uint32_t mu_qpn(const struct md_ud *u);
+int mu_fd(const struct md_ud *u);
+/* Send @msg (24 bytes, on the wire's byte order) to @qpn/@qkey at @gid from
+ * source GID @sgid_index. 0, -EAGAIN (send queue full) or -errno. */
+int mu_send(struct md_ud *u, const uint8_t gid[16], int sgid_index, uint32_t qpn, uint32_t qkey,
+	    const void *msg, uint64_t wr_id);
+/* NIC clock ticks to microseconds. */
+double mu_ticks_us(const struct md_ud *u, uint64_t t0, uint64_t t1);
+struct rck_monitor;
+/* Acknowledge the channel's events and drain the CQ of endpoint @e: pings
+ * answered, pongs matched, the sends' NIC times kept. Never blocks. */
+void mu_poll(struct rck_monitor *m, unsigned int e);
+
 struct rck_monitor {
 	struct rck_ctx *ctx;
 	struct rck_monitor_config cfg;
@@ -276,6 +373,9 @@ struct rck_monitor {
 	unsigned int port;
 	struct md_peer *peers;
 	unsigned int n_peers;
+	struct md_ud *ud;              /* one per local RDMA port with a RoCE v2 IPv4 GID (path.c) */
+	unsigned int n_ud;
+	uint64_t start_ns;
 	struct mr_port *ports;
 	unsigned int n_ports;
 	struct mf_list ctr_now, probe_now;
@@ -299,6 +399,35 @@ uint64_t md_now(void);
 void md_send(struct rck_monitor *m, unsigned int i, uint64_t now);
 void md_expire(struct rck_monitor *m, uint64_t now);
 void md_recv(struct rck_monitor *m);
+/* A pong for probe @msg came back over UDP or UD (@rdma) at @now; @nic_rx
+ * the NIC's receive time (ticks) when the endpoint has them, else NULL. */
+void md_match(struct rck_monitor *m, const struct md_msg *msg, bool rdma, uint64_t now,
+	      const uint64_t *nic_rx);
+/* A ping's send completed on its endpoint at NIC time @ts. */
+void md_sent_at(struct rck_monitor *m, uint32_t peer, uint32_t seq, uint64_t ts);
+
+/* Paths (path.c). Which transport serves a peer: MD_PATH_RDMA when @mode
+ * allows it and @inv has a RoCE v2 GID equal to @src (the route's source
+ * to the peer; NULL unknown), @g then naming it; MD_PATH_UDP otherwise,
+ * @why saying why; -ENODEV when @mode is RDMA and no device serves it. */
+enum { MD_PATH_UDP = 0, MD_PATH_RDMA = 1 };
+struct gsel;
+int md_select(const struct rck_inventory *inv, enum rck_monitor_transport mode,
+	      const struct sockaddr_storage *src, struct gsel *g, char *why, size_t len);
+/* Open the endpoints and choose every peer's path. 0 or -errno. */
+int md_paths_open(struct rck_monitor *m);
+void md_paths_close(struct rck_monitor *m);
+/* Hellos to the peers whose QPN is unknown; forced RDMA's unreachable peers counted lost. */
+void md_paths_tick(struct rck_monitor *m, uint64_t now);
+/* True when @p's probe cannot go out now (forced RDMA, QPN unknown): then
+ * counted lost past a grace after the start. */
+bool md_path_blocked(struct rck_monitor *m, struct md_peer *p, uint64_t now);
+/* A hello or its answer received over UDP from @from. */
+void md_hello_recv(struct rck_monitor *m, const struct md_hello *h, const struct sockaddr_storage *from,
+		   socklen_t flen);
+/* "udp" or the endpoint's device, and its port, for windows and metrics. */
+const char *md_peer_device(const struct rck_monitor *m, const struct md_peer *p, unsigned int *port);
+const char *md_peer_timestamps(const struct rck_monitor *m, const struct md_peer *p);
 
 /* Label escaping is the sweep textfile's (analysis/prom.c, declared in
  * analysis/sweep_int.h): one escaping for every rocecheck_* family. */
@@ -308,6 +437,7 @@ void mp_family(FILE *f, const char *name, const char *type, const char *help);
 /* Events (JSON lines) and the NPD line (daemon_out.c). */
 void md_event_finding(const struct rck_monitor *m, const struct mf *f, bool active);
 void md_event_compared(const struct rck_monitor *m, const struct mr_port *p);
+void md_event_path(const struct rck_monitor *m, const struct md_peer *p);
 int md_write_files(const struct rck_monitor *m);
 
 #endif

@@ -1,5 +1,5 @@
-/* The monitor's prober: tiny UDP datagrams to every peer at its rate, the
- * peer's responder echoing them; RTTs on the sender's CLOCK_MONOTONIC. */
+/* The monitor's probes: tiny datagrams to every peer at its rate over UDP
+ * or RDMA UD (ud.c), the peer's responder echoing them; pongs matched here. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -102,11 +102,61 @@ void md_send(struct rck_monitor *m, unsigned int i, uint64_t now)
 	p->slot[s].seq = p->seq;
 	p->slot[s].t_ns = now;
 	p->slot[s].busy = true;
+	p->slot[s].has_tx = p->slot[s].pend_rx = false;
 	p->seq++;
 	mw_sent(&p->win);
 	p->sent_total++;
-	/* a full socket buffer or an unreachable peer is a probe lost, seen by the timeout */
-	(void)sendto(m->fd, &msg, sizeof(msg), MSG_DONTWAIT, (struct sockaddr *)&p->sa, p->salen);
+	/* a full queue or an unreachable peer is a probe lost, seen by the timeout */
+	if (p->rdma)
+		(void)mu_send(&m->ud[p->ep], p->gid, p->sgid_index, p->qpn, p->qkey, &msg,
+			      ((uint64_t)i << 32) | (p->seq - 1));
+	else
+		(void)sendto(m->fd, &msg, sizeof(msg), MSG_DONTWAIT, (struct sockaddr *)&p->sa, p->salen);
+}
+
+void md_match(struct rck_monitor *m, const struct md_msg *msg, bool rdma, uint64_t now,
+	      const uint64_t *nic_rx)
+{
+	struct md_peer *p;
+	unsigned int s;
+
+	if (msg->id >= m->n_peers)
+		return;
+	p = &m->peers[msg->id];
+	s = msg->seq % MD_SLOTS;
+	/* only a probe still in flight over the path it went, with the time we
+	 * sent (a forged or late answer does not count) */
+	if (p->rdma != rdma || !p->slot[s].busy || p->slot[s].seq != msg->seq || p->slot[s].t_ns != msg->t_ns)
+		return;
+	p->slot[s].busy = false;
+	if (!nic_rx) {
+		mw_rtt(&p->win, (double)(now - msg->t_ns) / 1e3);
+	} else if (p->slot[s].has_tx) {
+		mw_rtt(&p->win, mu_ticks_us(&m->ud[p->ep], p->slot[s].nic_tx, *nic_rx));
+	} else { /* the send's completion not polled yet: the RTT once it is */
+		p->slot[s].nic_rx = *nic_rx;
+		p->slot[s].pend_rx = true;
+	}
+}
+
+void md_sent_at(struct rck_monitor *m, uint32_t peer, uint32_t seq, uint64_t ts)
+{
+	struct md_peer *p;
+	unsigned int s;
+
+	if (peer >= m->n_peers || !m->peers[peer].rdma)
+		return;
+	p = &m->peers[peer];
+	s = seq % MD_SLOTS;
+	if (p->slot[s].seq != seq)
+		return;
+	if (p->slot[s].pend_rx) {
+		p->slot[s].pend_rx = false;
+		mw_rtt(&p->win, mu_ticks_us(&m->ud[p->ep], ts, p->slot[s].nic_rx));
+	} else {
+		p->slot[s].nic_tx = ts;
+		p->slot[s].has_tx = true;
+	}
 }
 
 void md_expire(struct rck_monitor *m, uint64_t now)
@@ -133,10 +183,16 @@ void md_recv(struct rck_monitor *m)
 		unsigned char buf[64];
 		struct md_msg msg;
 		ssize_t n = recvfrom(m->fd, buf, sizeof(buf), MSG_DONTWAIT, (struct sockaddr *)&from, &flen);
-		uint64_t now;
 
 		if (n < 0)
 			return;
+		if ((size_t)n == MD_HELLO_LEN) {
+			struct md_hello h;
+
+			if (!md_hello_parse(buf, (size_t)n, &h))
+				md_hello_recv(m, &h, &from, flen);
+			continue;
+		}
 		if (md_msg_parse(buf, (size_t)n, &msg))
 			continue;
 		if (msg.type == MD_PING) {
@@ -147,19 +203,6 @@ void md_recv(struct rck_monitor *m)
 			(void)sendto(m->fd, &msg, sizeof(msg), MSG_DONTWAIT, (struct sockaddr *)&from, flen);
 			continue;
 		}
-		if (msg.id >= m->n_peers)
-			continue;
-		now = md_now();
-		{
-			struct md_peer *p = &m->peers[msg.id];
-			unsigned int s = msg.seq % MD_SLOTS;
-
-			/* only a probe still in flight, with the time we sent (a forged or
-			 * late answer does not count) */
-			if (!p->slot[s].busy || p->slot[s].seq != msg.seq || p->slot[s].t_ns != msg.t_ns)
-				continue;
-			p->slot[s].busy = false;
-			mw_rtt(&p->win, (double)(now - msg.t_ns) / 1e3);
-		}
+		md_match(m, &msg, false, md_now(), NULL);
 	}
 }

@@ -22,6 +22,16 @@ static void dp(FILE *f, const char *dev, unsigned int port)
 	mp_label(f, "port", b);
 }
 
+static void peer_dp(FILE *f, const struct rck_monitor *m, const struct md_peer *p)
+{
+	unsigned int port;
+	const char *dev = md_peer_device(m, p, &port);
+
+	dp(f, dev, port);
+	fputc(',', f);
+	mp_label(f, "peer", p->name);
+}
+
 static void probes(FILE *f, const struct rck_monitor *m)
 {
 	static const char *const q[2] = {"0.5", "0.99"};
@@ -36,9 +46,7 @@ static void probes(FILE *f, const struct rck_monitor *m)
 			if (!isfinite(v[k]))
 				continue;
 			fputs("rocecheck_monitor_rtt_seconds{", f);
-			dp(f, "udp", m->port);
-			fputc(',', f);
-			mp_label(f, "peer", p->name);
+			peer_dp(f, m, p);
 			fputc(',', f);
 			mp_label(f, "quantile", q[k]);
 			fprintf(f, "} %.9g\n", v[k] / 1e6);
@@ -47,17 +55,13 @@ static void probes(FILE *f, const struct rck_monitor *m)
 	mp_family(f, "rocecheck_monitor_probes_total", "counter", "Probes sent.");
 	for (unsigned int i = 0; i < m->n_peers; i++) {
 		fputs("rocecheck_monitor_probes_total{", f);
-		dp(f, "udp", m->port);
-		fputc(',', f);
-		mp_label(f, "peer", m->peers[i].name);
+		peer_dp(f, m, &m->peers[i]);
 		fprintf(f, "} %llu\n", (unsigned long long)m->peers[i].sent_total);
 	}
 	mp_family(f, "rocecheck_monitor_probes_lost_total", "counter", "Probes not answered in time.");
 	for (unsigned int i = 0; i < m->n_peers; i++) {
 		fputs("rocecheck_monitor_probes_lost_total{", f);
-		dp(f, "udp", m->port);
-		fputc(',', f);
-		mp_label(f, "peer", m->peers[i].name);
+		peer_dp(f, m, &m->peers[i]);
 		fprintf(f, "} %llu\n", (unsigned long long)m->peers[i].lost_total);
 	}
 }
@@ -187,6 +191,22 @@ RCK_EXPORT int rck_monitor_render(const struct rck_monitor *m, FILE *f)
 	fputs("rocecheck_monitor_timestamping{", f);
 	dp(f, "udp", m->port);
 	fputs(",kind=\"sw\"} 1\n", f);
+	for (unsigned int e = 0; e < m->n_ud; e++) {
+		fputs("rocecheck_monitor_timestamping{", f);
+		dp(f, m->ud[e].device, m->ud[e].port);
+		fprintf(f, ",kind=\"%s\"} 1\n", m->ud[e].nic_ts ? "hw" : "sw");
+	}
+	mp_family(f, "rocecheck_monitor_probe_path", "gauge",
+		  "1 for each peer's probe path: transport rdma-ud or udp, timestamps nic or software.");
+	for (unsigned int i = 0; i < m->n_peers; i++) {
+		fputs("rocecheck_monitor_probe_path{", f);
+		peer_dp(f, m, &m->peers[i]);
+		fputc(',', f);
+		mp_label(f, "transport", m->peers[i].rdma ? "rdma-ud" : "udp");
+		fputc(',', f);
+		mp_label(f, "timestamps", md_peer_timestamps(m, &m->peers[i]));
+		fputs("} 1\n", f);
+	}
 	probes(f, m);
 	ports(f, m);
 	mp_family(f, "rocecheck_monitor_finding", "gauge", "1 while a finding counts (K of N windows).");

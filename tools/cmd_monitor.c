@@ -11,6 +11,7 @@
 
 struct monitor_args {
 	const char *pinglist, *hosts, *self, *listen, *textfile, *npd, *config, *metrics;
+	enum rck_monitor_transport transport;
 	unsigned long port, window, k, n, sample, round;
 	double duration;
 	bool no_counters, print_pinglist, collect;
@@ -19,7 +20,7 @@ struct monitor_args {
 enum {
 	OPT_PINGLIST = 256, OPT_HOSTS, OPT_SELF, OPT_SAMPLE, OPT_ROUND, OPT_LISTEN, OPT_PORT,
 	OPT_WINDOW, OPT_HOLD, OPT_TEXTFILE, OPT_NPD, OPT_CONFIG, OPT_DURATION, OPT_NO_COUNTERS,
-	OPT_METRICS, OPT_PRINT_PINGLIST, OPT_COLLECT,
+	OPT_METRICS, OPT_PRINT_PINGLIST, OPT_COLLECT, OPT_TRANSPORT,
 };
 
 const struct cli_opt monitor_opts[] = {
@@ -29,6 +30,7 @@ const struct cli_opt monitor_opts[] = {
 	{ OPT_SAMPLE, 0, "sample", "N", "peers under other leaves probed at once (default 8)" },
 	{ OPT_ROUND, 0, "round", "N", "which sample of the other leaves' peers (default 0)" },
 	{ OPT_LISTEN, 0, "listen", "ADDR", "address the probe responder binds (default 0.0.0.0)" },
+	{ OPT_TRANSPORT, 0, "transport", "T", "probes over auto (RDMA UD where a NIC serves the peer, else UDP), rdma or udp" },
 	{ OPT_PORT, 0, "port", "N", "UDP port of the responder and default peer port (default 18515)" },
 	{ OPT_WINDOW, 0, "window", "S", "probe statistics window in seconds (default 10)" },
 	{ OPT_HOLD, 0, "hold", "K/N", "a finding counts once held in K of N windows (default 2/3)" },
@@ -60,6 +62,16 @@ static int monitor_opt(struct cli *cli, void *data, int id, const char *arg)
 	case OPT_NO_COUNTERS: a->no_counters = true; return 0;
 	case OPT_PRINT_PINGLIST: a->print_pinglist = true; return 0;
 	case OPT_COLLECT: a->collect = true; return 0;
+	case OPT_TRANSPORT:
+		if (!strcmp(arg, "auto"))
+			a->transport = RCK_MONITOR_TRANSPORT_AUTO;
+		else if (!strcmp(arg, "rdma"))
+			a->transport = RCK_MONITOR_TRANSPORT_RDMA;
+		else if (!strcmp(arg, "udp"))
+			a->transport = RCK_MONITOR_TRANSPORT_UDP;
+		else
+			return cli_bad_args(cli, "invalid --transport '%s': auto, rdma or udp", arg);
+		return 0;
 	case OPT_SAMPLE:
 		if (cli_parse_uint(arg, 0, RCK_PINGLIST_MAX, &a->sample))
 			return cli_bad_args(cli, "invalid --sample '%s': 0 to %u", arg, RCK_PINGLIST_MAX);
@@ -190,11 +202,14 @@ static int run(struct cli *cli, const struct monitor_args *a, struct rck_monitor
 		rc = rck_monitor_config_set_duration(cfg, a->duration);
 	if (!rc)
 		rc = rck_monitor_config_set_counters(cfg, !a->no_counters);
+	if (!rc)
+		rc = rck_monitor_config_set_transport(cfg, a->transport);
 	if (rc)
 		return cli_bad_args(cli, "invalid monitor settings: %s", strerror(-rc));
 	if ((rc = rck_monitor_new(cli->ctx, cfg, &m)))
-		return cli_fail(cli, rc, "starting the monitor on %s port %lu",
-				a->listen ? a->listen : "0.0.0.0", a->port), EXIT_FAIL;
+		return cli_fail(cli, rc, "starting the monitor on %s port %lu%s",
+				a->listen ? a->listen : "0.0.0.0", a->port,
+				rc == -ENODEV ? " (--transport rdma: a peer has no RDMA device with a RoCE v2 GID for its route)" : ""), EXIT_FAIL;
 	if (a->metrics && (rc = monitor_serve_metrics(m, a->metrics))) {
 		rck_monitor_free(m);
 		return cli_fail(cli, rc, "--metrics %s: cannot serve /metrics there", a->metrics), EXIT_FAIL;
@@ -203,9 +218,12 @@ static int run(struct cli *cli, const struct monitor_args *a, struct rck_monitor
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	/* the transport asked for; each peer's own (and its timestamps) is its probe_path event */
 	printf("{\"schema\":\"%s\",\"event\":\"started\",\"port\":%u,\"peers\":%u,"
-	       "\"transport\":\"udp\",\"timestamping\":\"sw\",\"metrics_port\":%u}\n",
-	       RCK_MONITOR_EVENT_SCHEMA, rck_monitor_port(m), rck_pinglist_count(pl), rck_monitor_metrics_port(m));
+	       "\"transport\":\"%s\",\"timestamping\":\"sw\",\"metrics_port\":%u}\n",
+	       RCK_MONITOR_EVENT_SCHEMA, rck_monitor_port(m), rck_pinglist_count(pl),
+	       a->transport == RCK_MONITOR_TRANSPORT_UDP ? "udp" :
+	       a->transport == RCK_MONITOR_TRANSPORT_RDMA ? "rdma-ud" : "auto", rck_monitor_metrics_port(m));
 	fflush(stdout);
 	rc = rck_monitor_run(m);
 	signal(SIGTERM, SIG_DFL);

@@ -47,6 +47,9 @@ start c "$pc"
 pid_c=$!
 # healthy for 4 windows: no finding anywhere
 sleep 4.5
+# no RDMA device serves 127.0.0.1: UDP, said per peer
+check "probe path: udp, software timestamps" 'grep -q "\"event\":\"probe_path\",\"peer\":\"b\",\"transport\":\"udp\",\"timestamps\":\"software\",\"device\":\"udp\"" "$t/a.out" &&
+	grep -q "rocecheck_monitor_probe_path{device=\"udp\",port=\"$pa\",peer=\"b\",transport=\"udp\",timestamps=\"software\"} 1" "$t/a.prom"'
 check "healthy: no finding" '! grep -q "\"event\":\"finding\"" "$t/a.out" "$t/b.out" "$t/c.out"'
 check "textfile: up, sw timestamps" 'grep -q "^rocecheck_monitor_up 1$" "$t/a.prom" &&
 	grep -q "rocecheck_monitor_timestamping{device=\"udp\",port=\"$pa\",kind=\"sw\"} 1" "$t/a.prom"'
@@ -80,7 +83,7 @@ check "SIGTERM: stopped event" 'tail -n 1 "$t/c.out" | grep -q "\"event\":\"stop
 sleep 5
 check "a names c" 'grep -q "\"state\":\"active\",\"code\":\"probe_failed\",.*\"peer\":\"c\"" "$t/a.out"'
 check "b names c" 'grep -q "\"code\":\"probe_failed\",.*\"peer\":\"c\"" "$t/b.out"'
-check "nothing about b" '! grep -q "\"peer\":\"b\"" "$t/a.out"'
+check "nothing about b" '! grep -q "\"event\":\"finding\".*\"peer\":\"b\"" "$t/a.out"'
 check "npd names it" 'grep -q "rocecheck monitor: probe_failed udp/$pa c" "$t/a.npd"'
 check "finding gauge" 'grep -q "rocecheck_monitor_finding{code=\"probe_failed\",device=\"udp\",port=\"$pa\",peer=\"c\",severity=\"degraded\"} 1" "$t/a.prom"'
 check "promtool is installed (ci/install-deps.sh)" 'command -v promtool >/dev/null'
@@ -124,6 +127,14 @@ check "--hold 3/2: exit 2" '[ $rc -eq 2 ]'
 "$rck" monitor --no-counters --port 0 --listen 127.0.0.1 --metrics localhost:9100 --duration 1 >"$t/out" 2>"$t/err"
 rc=$?
 check "--metrics with a name, not an address, fails loudly" '[ $rc -eq 1 ] && grep -q "metrics" "$t/err"'
+
+# --transport: a bad word is refused; rdma without a device for the peer fails loudly
+"$rck" monitor --transport infiniband --duration 1 >"$t/out" 2>"$t/err"
+rc=$?
+check "--transport infiniband: exit 2, named" '[ $rc -eq 2 ] && grep -q "transport" "$t/err"'
+"$rck" monitor --transport rdma --pinglist "$t/a.pl" --no-counters --port 0 --listen 127.0.0.1 --duration 1 >"$t/out" 2>"$t/err"
+rc=$?
+check "--transport rdma, no RDMA device: exit 1, said" '[ $rc -eq 1 ] && grep -q "RoCE v2 GID" "$t/err" && [ "$(wc -l <"$t/err")" -eq 1 ]'
 
 # --collect: the recorded events of four monitors, grouped
 ev=${ROCECHECK_FIXTURES}/monitor

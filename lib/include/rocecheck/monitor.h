@@ -114,6 +114,18 @@ int rck_monitor_config_set_duration(struct rck_monitor_config *cfg, double secon
 /** Poll counters of the ports of @ctx's tree (true) or probe only (false). Default true. */
 int rck_monitor_config_set_counters(struct rck_monitor_config *cfg, bool on);
 
+/** How probes travel. AUTO: RDMA UD where this host has an RDMA device
+ * for the peer's address and the peer's monitor answers the hello with its
+ * UD QPN, UDP otherwise; RDMA: UD only (a peer without is counted lost);
+ * UDP: UDP only. */
+enum rck_monitor_transport {
+	RCK_MONITOR_TRANSPORT_AUTO = 0,
+	RCK_MONITOR_TRANSPORT_UDP = 1,
+	RCK_MONITOR_TRANSPORT_RDMA = 2,
+};
+/** Default AUTO. 0 or -EINVAL. */
+int rck_monitor_config_set_transport(struct rck_monitor_config *cfg, enum rck_monitor_transport t);
+
 /** The `schema` member of every event line (schemas/monitor-event.schema.json). */
 #define RCK_MONITOR_EVENT_SCHEMA "rocecheck.monitor-event/1"
 
