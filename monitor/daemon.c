@@ -245,8 +245,12 @@ RCK_EXPORT int rck_monitor_run(struct rck_monitor *m)
 					p->next_ns = now + (uint64_t)((double)NS / p->rate_hz);
 			}
 			next_tick = now + MD_TICK_NS;
-			if (++ticks % 10 == 0)
+			/* answers that arrived while this process was not scheduled are
+			 * read before the timeout is applied: a stalled prober is no loss */
+			if (++ticks % 10 == 0) {
+				md_recv(m);
 				md_expire(m, now);
+			}
 		}
 		if (m->n_peers && next_tick < wake)
 			wake = next_tick;
