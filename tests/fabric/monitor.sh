@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
-# Fabric test: `rocelab up --nodes 4 --monitor`, one boot: a healthy half
-# minute gives no finding; 1% loss on n3 is named within 30 s and nothing
-# else is; n2's link bounced is reported within 5 s, its GID table compared
-# after. Detection delays are measured and said.
+# Fabric test: `rocelab up --nodes 4 --monitor`, one boot: n2's link bounced
+# is reported within 5 s, its GID table compared after; once those findings
+# cleared, a healthy half minute gives no finding; 1% loss on n3 is named
+# within 30 s and nothing else is. Detection delays are measured and said.
+# The bounce comes first: its measure does not depend on the probes.
 #
 # The healthy phase is 30 s, not a minute: a probe finding needs 2 of 3 of
 # the lab's 5 s windows, so 30 s is six windows (four chances for a hold) and
 # 30 counter polls per monitor; the loss phase then watches n1, n2 and n4 for
 # 30 s more, so three of the four nodes are seen healthy for a minute.
+#
+# Load: a probe unanswered in 1 s is lost (the monitor's constant), so a
+# guest not scheduled for over a second loses probes. On the project's
+# 2-core machine at load 16-22 (other labs and a CI run at once) 15-17% of a
+# healthy lab's probes went unanswered in 1 s (RTT p99 1.1-4.4 s) and this
+# test failed in its healthy phase, saying those numbers: the lab cannot
+# judge 1% loss on a host that starves its guests for seconds.
 #
 # PFC is not tested here: no pause storm can be made visible to the monitor on
 # this lab. The monitor reads pause time from the NIC's counters (mlx5, bnxt,
@@ -30,7 +38,6 @@ command -v curl >/dev/null || need "curl not found"
 TMPD=$(mktemp -d)
 lab_up mon 4 --monitor
 trap '[ "$BASHPID" = "$$" ] && { rm -rf "$TMPD"; lab_down; }' EXIT
-T_UP=$(date +%s%N)
 L=$ROCELAB
 NODES=(n1 n2 n3 n4)
 say "booted 4 nodes with monitors in $BOOT_SECS s"
@@ -62,11 +69,14 @@ collect() {
 		fail "monitor --collect: $(cat "$TMPD/collect.err")"
 }
 # Finding events (one compact line each, "NODE code state device peer time").
+# Since the last since_now (the lines each log had then).
+declare -A SINCE=()
+since_now() { local n; for n in "${NODES[@]}"; do SINCE[$n]=$(wc -l <"$TMPD/$n.jsonl"); done; }
 findings() {
 	local n
 	for n in "${NODES[@]}"; do
-		jq -r --arg n "$n" 'select(.event == "finding")
-			| "\($n) \(.code) \(.state) \(.device)/\(.port) \(.peer // "-") \(.time)"' "$TMPD/$n.jsonl"
+		tail -n +"$((${SINCE[$n]:-0} + 1))" "$TMPD/$n.jsonl" | jq -r --arg n "$n" 'select(.event == "finding")
+			| "\($n) \(.code) \(.state) \(.device)/\(.port) \(.peer // "-") \(.time)"'
 	done
 }
 metrics() { # NODE: its /metrics, from the lab's namespace
@@ -100,78 +110,6 @@ for n in "${NODES[@]}"; do
 		fail "$n: no started event with 3 peers: $(head -c 500 "$TMPD/$n.jsonl")"
 done
 ok "a monitor in each guest (3 peers), /metrics on each fabric address from rocelab host, events in the log"
-
-# --- healthy: 30 s since the monitors started, not one finding.
-c0=$(cpu_ticks n1)
-t=$(date +%s%N)
-left=$(awk -v a="$T_UP" -v b="$t" 'BEGIN { s = 30 - (b - a) / 1e9; printf "%d", (s > 0 ? s + 1 : 0) }')
-sleep "$left"
-fetch_logs
-c1=$(cpu_ticks n1)
-healthy=$(secs "$T_UP" "$(date +%s%N)")
-sent=0 lost=0
-for n in "${NODES[@]}"; do
-	m=$(metrics "$n") || fail "$n: /metrics"
-	read -r s l < <(awk '/^rocecheck_monitor_probes_total\{/ { s += $2 } /^rocecheck_monitor_probes_lost_total\{/ { l += $2 }
-		END { print s + 0, l + 0 }' <<<"$m")
-	sent=$((sent + s)) lost=$((lost + l))
-	grep '^rocecheck_monitor_rtt_seconds{' <<<"$m" >>"$TMPD/rtt"
-done
-rtt=$(awk '/quantile="0.99"/ { if ($2 > m99) m99 = $2 } END { printf "RTT p99 max %.1f ms", 1000 * m99 }' "$TMPD/rtt")
-rtt="RTT p50 median $(awk '/quantile="0.5"/ { print $2 * 1000 }' "$TMPD/rtt" | sort -n | awk '{ v[NR] = $1 } END { printf "%.1f ms", v[int((NR + 1) / 2)] }'), $rtt"
-[ "$sent" -gt 0 ] || fail "no probe counted in /metrics"
-cpu=$(awk -v a="$c0" -v b="$c1" -v s="$(secs "$t" "$(date +%s%N)")" 'BEGIN { printf "%.1f", (b - a) / s }')
-f=$(findings)
-[ -z "$f" ] || fail "findings on a healthy lab ($healthy s; $sent probes, $lost unanswered; $rtt):"$'\n'"$f"
-say "healthy $healthy s: no finding; $sent probes (/metrics at the last window), $lost unanswered; $rtt (last window); n1's monitor used $cpu% of a (TCG) core"
-ok "healthy for $healthy s (6 windows of 5 s): no finding in any of the 4 monitors"
-
-# --- 1% loss on n3 (netem on what it sends): named within 30 s, nothing else.
-offs=
-for n in "${NODES[@]}"; do clock_off "$n"; offs+="$n=$CLOCK_OFF "; done
-t0=$(date +%s%N)
-t0s=$(awk -v t="$t0" 'BEGIN { printf "%.3f", t / 1e9 }')
-"$L" impair n3 loss=1 >/dev/null || fail "impair n3 loss=1"
-named=
-while :; do
-	fetch_logs
-	out=$(collect)
-	now=$(date +%s%N)
-	if jq_any 'select(.component == "n3")' <<<"$out"; then
-		named=$(secs "$t0" "$now")
-		break
-	fi
-	(((now - t0) / 1000000000 >= 30)) && break
-	sleep 0.5
-done
-[ -n "$named" ] || fail "1% loss on n3 not named in 30 s; collect: $out"$'\n'"$(findings)"
-# the first report involving n3, by the reporting guest's clock
-first=$(findings | awk -v t0="$t0s" -v offs="$offs" 'BEGIN { n = split(offs, a, /[ =]/); for (i = 1; i < n; i += 2) off[a[i]] = a[i + 1] }
-	$3 == "active" && ($1 == "n3" || $5 == "n3") {
-	d = $6 - off[$1] - t0; if (m == "" || d < m) { m = d; w = $1 " " $2 " " $5 } } END { if (m != "") printf "%.1f s (%s)", m, w }')
-say "1% loss on n3: named by collect at $named s (host polls every ~1-2 s); first finding on n3 after $first (the reporter's clock, offsets $offs); $(jq -c . <<<"$out" | head -3 | tr '\n' ' ')"
-# Held to 30 s: over the whole bound, only n3 is named.
-while (( ($(date +%s%N) - t0) / 1000000000 < 30 )); do sleep 1; done
-fetch_logs
-out=$(collect)
-other=$(jq -r 'select(.component != "n3" and (.peer // "") != "n3") | tostring' <<<"$out")
-[ -z "$other" ] || fail "with 1% loss on n3, collect names something else: $other"
-jq_any 'select(.component == "n3")' <<<"$out" || fail "n3 no longer named at 30 s: $out"
-bad=$(findings | awk '$3 == "active" && $1 != "n3" && $5 != "n3"')
-[ -z "$bad" ] || fail "findings not about n3 during the loss:"$'\n'"$bad"
-ok "1% loss on n3 named in $named s (bound 30 s); over 30 s nothing else named ($(wc -l <<<"$out") localised line(s))"
-
-# loss cleared: every finding clears (K of N windows without it), bounded.
-"$L" impair n3 clear >/dev/null || fail "impair n3 clear"
-t=$(date +%s%N)
-for i in $(seq 60); do
-	fetch_logs
-	out=$(collect)
-	[ -z "$out" ] && break
-	sleep 0.5
-done
-[ -z "$out" ] || fail "findings not cleared $(secs "$t" "$(date +%s%N)") s after the loss ended: $out"
-say "loss removed: every finding cleared after $(secs "$t" "$(date +%s%N)") s"
 
 # --- n2's link bounced (down ~2 s, up): reported within 5 s, GID table
 # compared after (the monitor's state_compared, and the table read here).
@@ -239,3 +177,88 @@ fetch_logs
 bad=$(findings | awk '$1 != "n2" && ($2 == "link_flap" || $2 == "port_down")')
 [ -z "$bad" ] || fail "flaps reported on guests not bounced:"$'\n'"$bad"
 ok "n2 bounced: $code in $delay s (bound 5 s), RDMA state compared after (same, GID index $GIDX), /metrics counts 1 flap"
+
+# the bounce's findings (peers lost n2's probes) clear before the next phases
+t=$(date +%s%N)
+for _ in $(seq 80); do
+	fetch_logs
+	out=$(collect)
+	[ -z "$out" ] && break
+	sleep 0.5
+done
+[ -z "$out" ] || fail "findings after the bounce not cleared in $(secs "$t" "$(date +%s%N)") s: $out"
+say "after the bounce every finding cleared in $(secs "$t" "$(date +%s%N)") s"
+
+# --- healthy: 30 s in which no finding becomes active.
+c0=$(cpu_ticks n1)
+since_now
+t=$(date +%s%N)
+sleep 30
+fetch_logs
+c1=$(cpu_ticks n1)
+healthy=$(secs "$t" "$(date +%s%N)")
+sent=0 lost=0
+for n in "${NODES[@]}"; do
+	m=$(metrics "$n") || fail "$n: /metrics"
+	read -r s l < <(awk '/^rocecheck_monitor_probes_total\{/ { s += $2 } /^rocecheck_monitor_probes_lost_total\{/ { l += $2 }
+		END { print s + 0, l + 0 }' <<<"$m")
+	sent=$((sent + s)) lost=$((lost + l))
+	grep '^rocecheck_monitor_rtt_seconds{' <<<"$m" >>"$TMPD/rtt"
+done
+rtt=$(awk '/quantile="0.99"/ { if ($2 > m99) m99 = $2 } END { printf "RTT p99 max %.1f ms", 1000 * m99 }' "$TMPD/rtt")
+rtt="RTT p50 median $(awk '/quantile="0.5"/ { print $2 * 1000 }' "$TMPD/rtt" | sort -n | awk '{ v[NR] = $1 } END { printf "%.1f ms", v[int((NR + 1) / 2)] }'), $rtt"
+[ "$sent" -gt 0 ] || fail "no probe counted in /metrics"
+cpu=$(awk -v a="$c0" -v b="$c1" -v s="$(secs "$t" "$(date +%s%N)")" 'BEGIN { printf "%.1f", (b - a) / s }')
+f=$(findings | awk '$3 == "active"')
+[ -z "$f" ] || fail "findings on a healthy lab ($healthy s; $sent probes, $lost unanswered; $rtt):"$'\n'"$f"
+say "healthy $healthy s: no finding; $sent probes (/metrics at the last window), $lost unanswered; $rtt (last window); n1's monitor used $cpu% of a (TCG) core"
+ok "healthy for $healthy s (6 windows of 5 s): no finding in any of the 4 monitors"
+
+# --- 1% loss on n3 (netem on what it sends): named within 30 s, nothing else.
+offs=
+for n in "${NODES[@]}"; do clock_off "$n"; offs+="$n=$CLOCK_OFF "; done
+since_now
+t0=$(date +%s%N)
+t0s=$(awk -v t="$t0" 'BEGIN { printf "%.3f", t / 1e9 }')
+"$L" impair n3 loss=1 >/dev/null || fail "impair n3 loss=1"
+named=
+while :; do
+	fetch_logs
+	out=$(collect)
+	now=$(date +%s%N)
+	if jq_any 'select(.component == "n3")' <<<"$out"; then
+		named=$(secs "$t0" "$now")
+		break
+	fi
+	(((now - t0) / 1000000000 >= 30)) && break
+	sleep 0.5
+done
+[ -n "$named" ] || fail "1% loss on n3 not named in 30 s; collect: $out"$'\n'"$(findings)"
+# the first report involving n3, by the reporting guest's clock
+first=$(findings | awk -v t0="$t0s" -v offs="$offs" 'BEGIN { n = split(offs, a, /[ =]/); for (i = 1; i < n; i += 2) off[a[i]] = a[i + 1] }
+	$3 == "active" && ($1 == "n3" || $5 == "n3") {
+	d = $6 - off[$1] - t0; if (m == "" || d < m) { m = d; w = $1 " " $2 " " $5 } } END { if (m != "") printf "%.1f s (%s)", m, w }')
+say "1% loss on n3: named by collect at $named s (host polls every ~1-2 s); first finding on n3 after $first (the reporter's clock, offsets $offs); $(jq -c . <<<"$out" | head -3 | tr '\n' ' ')"
+# Held to 30 s: over the whole bound, only n3 is named.
+while (( ($(date +%s%N) - t0) / 1000000000 < 30 )); do sleep 1; done
+fetch_logs
+out=$(collect)
+other=$(jq -r 'select(.component != "n3" and (.peer // "") != "n3") | tostring' <<<"$out")
+[ -z "$other" ] || fail "with 1% loss on n3, collect names something else: $other"
+jq_any 'select(.component == "n3")' <<<"$out" || fail "n3 no longer named at 30 s: $out"
+bad=$(findings | awk '$3 == "active" && $1 != "n3" && $5 != "n3"')
+[ -z "$bad" ] || fail "findings not about n3 during the loss:"$'\n'"$bad"
+ok "1% loss on n3 named in $named s (bound 30 s); over 30 s nothing else named ($(wc -l <<<"$out") localised line(s))"
+
+# loss cleared: every finding clears (K of N windows without it), bounded.
+"$L" impair n3 clear >/dev/null || fail "impair n3 clear"
+t=$(date +%s%N)
+for _ in $(seq 60); do
+	fetch_logs
+	out=$(collect)
+	[ -z "$out" ] && break
+	sleep 0.5
+done
+[ -z "$out" ] || fail "findings not cleared $(secs "$t" "$(date +%s%N)") s after the loss ended: $out"
+say "loss removed: every finding cleared after $(secs "$t" "$(date +%s%N)") s"
+
