@@ -114,9 +114,10 @@ ok "a monitor in each guest (3 peers), /metrics on each fabric address from roce
 # --- n2's link bounced (down ~2 s, up): reported within 5 s, GID table
 # compared after (the monitor's state_compared, and the table read here).
 gids() {
-	rx n2 -t 10 -- sh -c 'cd /sys/class/infiniband/rxe0/ports/1 || exit 1
-		for g in gids/*; do i=${g#gids/}; echo "$i $(cat "$g") $(cat "gid_attrs/types/$i" 2>/dev/null)"; done' |
-		grep -v ' 0000:0000:0000:0000:0000:0000:0000:0000'
+	# rxe has 1024 entries: one grep for the used ones, their types after
+	rx n2 -t 20 -- sh -c 'cd /sys/class/infiniband/rxe0/ports/1 || exit 1
+		grep -vH "^0000:0000:0000:0000:0000:0000:0000:0000$" gids/* | while IFS=: read -r g a; do
+			i=${g#gids/}; echo "$i $a $(cat "gid_attrs/types/$i" 2>/dev/null)"; done' | sort -n
 }
 g0=$(gids) || fail "n2: GID table"
 m=$(metrics n2) || fail "n2: /metrics"
