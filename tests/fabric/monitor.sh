@@ -135,7 +135,7 @@ t0=$(date +%s%N)
 t0s=$(awk -v t="$t0" 'BEGIN { printf "%.3f", t / 1e9 }')
 "$L" impair n2 down >/dev/null || fail "impair n2 down"
 seen=
-for i in $(seq 40); do
+for _ in $(seq 40); do
 	rx n2 -t 10 -- cat /var/log/rocelab/monitor.log >"$TMPD/n2.jsonl" || fail "n2: monitor log"
 	whole_lines "$TMPD/n2.jsonl"
 	if tail -n +"$((n2log0 + 1))" "$TMPD/n2.jsonl" | jq_any 'select(.event == "finding" and .state == "active"
