@@ -267,8 +267,12 @@ RCK_EXPORT int rck_monitor_run(struct rck_monitor *m)
 			/* a completion whose event was missed waits one tick at most */
 			for (unsigned int e = 0; e < m->n_ud; e++)
 				mu_poll(m, e);
-			if (++ticks % 10 == 0)
+			/* answers that arrived while this process was not scheduled are
+			 * read before the timeout is applied: a stalled prober is no loss */
+			if (++ticks % 10 == 0) {
+				md_recv(m);
 				md_expire(m, now);
+			}
 		}
 		if (m->n_peers && next_tick < wake)
 			wake = next_tick;

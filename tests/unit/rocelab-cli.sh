@@ -18,6 +18,8 @@ cases=(
 	"2|up --bogus|^rocelab: up: unknown argument --bogus$"
 	"2|up --rails|^rocelab: up: option --rails needs a value$"
 	"2|up --rails 9|^rocelab: up: --rails takes 1..8$"
+	"2|up --monitor-args|^rocelab: up: option --monitor-args needs a value$"
+	"1|up --monitor --build-dir $tmp|^rocelab: --monitor needs a rocecheck build \\(--build-dir\\)$"
 	"2|up --rails 2 --subnet 10.255.1|^rocelab: up: --subnet 10.255.1 leaves no room for 2 rails$"
 	"2|impair --rail|^rocelab: impair: option --rail needs a value$"
 	"2|perf --rail|^rocelab: perf: option --rail needs a value$"
