@@ -61,6 +61,8 @@ static const struct th_def defs[TH_COUNT] = {
 	[TH_MONITOR_RTT_FACTOR] = {"monitor_rtt_factor", 5, 1, 1000, false},
 	[TH_MONITOR_TX_DISCARD_RATE] = {"monitor_tx_discard_rate", 100, 0, 1e12, false},
 	[TH_MONITOR_SLOW_RESTART_RATE] = {"monitor_slow_restart_rate", 1, 0, 1e12, false},
+	/* seconds; above 2.56 s a probe at 100/s is lost to the ring first */
+	[TH_MONITOR_PROBE_TIMEOUT] = {"monitor_probe_timeout", 1, 0.05, 10, false},
 };
 
 RCK_EXPORT int rck_thresholds_new(struct rck_thresholds **out)

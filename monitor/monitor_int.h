@@ -133,6 +133,7 @@ struct mr_th {
 	double ecn_min;
 	double loss_fraction, loss_min;
 	double rtt_factor;
+	uint64_t probe_timeout_ns; /* a probe unanswered this long is lost */
 };
 void mr_th_from(struct mr_th *t, const struct rck_thresholds *th);
 
@@ -237,14 +238,13 @@ struct rck_monitor_config {
 	enum rck_monitor_transport transport;
 };
 
-/* Probes in flight per peer, by sequence number modulo this. */
-#define MD_SLOTS 64
+/* Probes in flight per peer, by sequence number modulo this: 2.56 s of
+ * probes at the pinglist's highest rate (100/s). */
+#define MD_SLOTS 256
 /* Polls between inventory (GID table) reads when nothing flapped. */
 #define MD_INV_POLLS 10
 /* Sends are batched on this tick; expiry checked every tenth. */
 #define MD_TICK_NS 10000000ull
-/* A probe unanswered this long is lost. */
-#define MD_PROBE_TIMEOUT_NS 1000000000ull
 
 struct md_peer {
 	char name[MF_STR], addr[64];

@@ -165,7 +165,7 @@ void md_expire(struct rck_monitor *m, uint64_t now)
 		struct md_peer *p = &m->peers[i];
 
 		for (unsigned int s = 0; s < MD_SLOTS; s++) {
-			if (p->slot[s].busy && now - p->slot[s].t_ns > MD_PROBE_TIMEOUT_NS) {
+			if (p->slot[s].busy && now - p->slot[s].t_ns > m->th.probe_timeout_ns) {
 				p->slot[s].busy = false;
 				mw_lost(&p->win);
 				p->lost_total++;

@@ -31,6 +31,7 @@ void mr_th_from(struct mr_th *t, const struct rck_thresholds *th)
 	t->loss_fraction = th_get(th, "monitor_loss_fraction", 0.005);
 	t->loss_min = th_get(th, "monitor_loss_min", 2);
 	t->rtt_factor = th_get(th, "monitor_rtt_factor", 5);
+	t->probe_timeout_ns = (uint64_t)(th_get(th, "monitor_probe_timeout", 1) * 1e9);
 }
 
 /* Increase of a counter both samples have; false when absent or gone backwards. */
