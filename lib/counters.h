@@ -61,6 +61,12 @@ struct ctr_port {
 	/* Which raw values made the neutral one: "counters/port_rcv_data*4",
 	 * "ethtool/rx_priority_3_xon.nic+ethtool/rx_priority_3_xoff.nic". */
 	char *src[RCK_CTR_COUNT];
+	/* A scaled value past 64 bits ("counters/port_xmit_data*4"): said, not
+	 * dropped silently; NULL for the others. */
+	char *over[RCK_CTR_COUNT];
+	/* The driver has no vendor map (efa, qedr, hfi1, mlx4, ...): the neutral
+	 * names are not filled beyond the generic PMA/netdev ones. */
+	bool raw_only;
 };
 
 struct rck_snapshot {
