@@ -15,6 +15,10 @@
 #define CTR_SAVE_VERSION 2
 /* Format version of delta JSON (schemas/counters-delta.schema.json). */
 #define CTR_DELTA_VERSION 1
+/* The "schema" member of each (README: every -j output names its schema);
+ * "version" stays for the readers of files saved before it. */
+#define CTR_SAVE_SCHEMA "rocecheck.counters/2"
+#define CTR_DELTA_SCHEMA "rocecheck.counters-delta/1"
 
 /* Longest "source/name" key (longer ones are skipped with a warning, from
  * sysfs, sidecars and loaded snapshots alike), its buffer size, the longest

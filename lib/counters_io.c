@@ -197,6 +197,7 @@ static int write_snapshot(const struct rck_snapshot *snap, FILE *out, enum rck_f
 		return rc;
 	emit_obj_open(e, NULL);
 	/* JSON: one form for -j and --save, so either can be loaded back. */
+	emit_str(e, "schema", NULL, CTR_SAVE_SCHEMA);
 	emit_u64(e, "version", NULL, CTR_SAVE_VERSION);
 	emit_u64(e, "time_ns", NULL, snap->time_ns);
 	emit_str(e, "host", NULL, snap->host);
@@ -627,6 +628,10 @@ int ctr_snapshot_parse(struct rck_ctx *ctx, const char *name, const char *buf, s
 		rc = -ENOMEM;
 	else if (!json_is_object(root))
 		rc = bad(&l, "not a saved snapshot (no JSON object)", NULL);
+	else if (json_object_get(root, "schema") &&
+		 (!json_is_string(json_object_get(root, "schema")) ||
+		  strcmp(json_string_value(json_object_get(root, "schema")), CTR_SAVE_SCHEMA)))
+		rc = bad(&l, "not a saved snapshot (\"schema\" is not " CTR_SAVE_SCHEMA ")", NULL);
 	else if (!json_is_integer(ver))
 		rc = bad(&l, "not a saved snapshot (no \"version\")", NULL);
 	else if (json_integer_value(ver) < 1 || json_integer_value(ver) > CTR_SAVE_VERSION)

@@ -556,7 +556,7 @@ static void test_empty(void **state)
 	assert_int_equal(rck_snapshot_port_count(s), 0);
 	text = written(s, NULL, RCK_FORMAT_JSON, false);
 	assert_non_null(strstr(text, "\"devices\":[]}\n"));
-	assert_non_null(strstr(text, "{\"version\":2,\"time_ns\":"));
+	assert_non_null(strstr(text, "{\"schema\":\"rocecheck.counters/2\",\"version\":2,\"time_ns\":"));
 	free(text);
 	rck_snapshot_free(s);
 	rck_ctx_free(ctx);
@@ -940,6 +940,11 @@ static void test_load_rejects(void **state)
 		{ "not json at all", "line" },
 		{ "[1,2]", "not a saved snapshot" },
 		{ "{\"devices\":[]}", "no \"version\"" },
+		/* Another tool's document is not a snapshot. */
+		{ "{\"schema\":\"rocecheck.counters-delta/1\",\"version\":1,\"time_ns\":1,\"devices\":[]}",
+		  "\"schema\" is not rocecheck.counters/2" },
+		{ "{\"schema\":\"rocecheck.counters/2\",\"version\":2,\"time_ns\":1,\"devices\":[{\"name\":\"x\","
+		  "\"ports\":[{\"port\":1,\"counters\":{},\"raw\":{},\"counter_map\":1}]}]}", "counter_map" },
 		{ "{\"version\":3,\"time_ns\":1,\"devices\":[]}", "unsupported" },
 		{ "{\"version\":0,\"time_ns\":1,\"devices\":[]}", "unsupported" },
 		/* Version 2 is exact: no reals, big values as canonical strings. */
