@@ -189,10 +189,10 @@ def rocedcb():
     rdcb = os.path.join(os.environ["ROCECHECK_BUILD_DIR"], "tools", "rocedcb")
     fix = os.environ["ROCECHECK_FIXTURES"]
     for args, ok in ((["show", "lo", "-j"], (0,)), (["-p", "show", "lo"], (0,)),
-                     (["check", "roce-lossless", "lo", "-j"], (1,)),
+                     (["check", "roce-lossless", "lo", "-j"], (3,)),
                      (["--sysfs-root", os.path.join(fix, "dcb", "sysfs-ofed"), "-j", "show", "ens1f0np0"], (0,)),
                      (["--sysfs-root", os.path.join(FIX, "mlx5"), "-j", "show", "mlx5_0"], (0,)),
-                     (["--sysfs-root", os.path.join(FIX, "mlx5"), "-j", "check", "roce-lossless"], (1,))):
+                     (["--sysfs-root", os.path.join(FIX, "mlx5"), "-j", "check", "roce-lossless"], (3,))):
         p = subprocess.run([rdcb] + args, capture_output=True, text=True, timeout=60)
         if p.returncode not in ok:
             raise AssertionError(f"rocedcb {' '.join(args)}: exit {p.returncode}: {p.stderr.strip()}")
