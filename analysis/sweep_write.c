@@ -125,6 +125,26 @@ static void put(char *buf, size_t *used, size_t max, const char *src, bool words
 	*used = n;
 }
 
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* Whether counted finding @f is one absent in this run (clearing): its old
+ * reason is not today's fact. */
+static bool is_clearing(const struct rck_sweep *s, const struct rck_finding *f)
+{
+	for (unsigned int i = 0; i < s->n_items; i++) {
+		const struct rck_finding *a = &s->all->findings[s->items[i].idx];
+
+		if (s->items[i].hold == RCK_SWEEP_CLEARING && a->code == f->code && a->entity == f->entity &&
+		    same_str(a->host, f->host) && same_str(a->nic, f->nic) &&
+		    same_str(a->peer_host, f->peer_host) && same_str(a->peer_nic, f->peer_nic))
+			return true;
+	}
+	return false;
+}
+
 RCK_EXPORT int rck_sweep_npd_line(const struct rck_sweep *s, char *buf, size_t len)
 {
 	const struct rck_report *r;
@@ -159,7 +179,11 @@ RCK_EXPORT int rck_sweep_npd_line(const struct rck_sweep *s, char *buf, size_t l
 		put(buf, &used, room, f->nic ? f->nic : f->host, true);
 	}
 	put(buf, &used, room, " ", false);
-	put(buf, &used, room, f->reason ? f->reason : "", true);
+	/* As the text's [clearing] line: never the old reason as news. */
+	if (is_clearing(s, f))
+		put(buf, &used, room, "[clearing] not seen in this run", true);
+	else
+		put(buf, &used, room, f->reason ? f->reason : "", true);
 	while (used && buf[used - 1] == ' ')
 		buf[--used] = '\0';
 	put(buf, &used, RCK_SWEEP_NPD_MAX, suffix, false);

@@ -1,5 +1,6 @@
 /* Field-by-field comparison of a port's DCB state with a profile; a field
- * the driver cannot report differs with "not supported by this driver". */
+ * the driver cannot report, or that does not apply, is unknown (with why),
+ * never drift: a cron job must tell a wrong setting from an unreadable one. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,16 +15,18 @@ struct diff_field {
 	char want[96];
 	char have[96];
 	bool match;
+	bool unknown;
 };
 
 struct rck_dcb_diff {
 	char ifname[IF_NAMESIZE];
 	char profile[64];
 	struct diff_field *f;
-	size_t n, cap, bad;
+	size_t n, cap, bad, unknown;
 };
 
-int dcb_diff_add(struct rck_dcb_diff *d, const char *field, const char *want, const char *have)
+static int diff_push(struct rck_dcb_diff *d, const char *field, const char *want, const char *have,
+		     bool unknown)
 {
 	struct diff_field *f;
 
@@ -40,9 +43,27 @@ int dcb_diff_add(struct rck_dcb_diff *d, const char *field, const char *want, co
 	snprintf(f->field, sizeof(f->field), "%s", field);
 	snprintf(f->want, sizeof(f->want), "%s", want);
 	snprintf(f->have, sizeof(f->have), "%s", have);
-	f->match = !strcmp(want, have);
-	d->bad += !f->match;
+	f->unknown = unknown;
+	f->match = !unknown && !strcmp(want, have);
+	d->bad += !f->match && !unknown;
+	d->unknown += unknown;
 	return 0;
+}
+
+int dcb_diff_add(struct rck_dcb_diff *d, const char *field, const char *want, const char *have)
+{
+	return diff_push(d, field, want, have, false);
+}
+
+int dcb_diff_add_unknown(struct rck_dcb_diff *d, const char *field, const char *want, const char *why)
+{
+	return diff_push(d, field, want, why, true);
+}
+
+/* @h when @err is 0, else unknown with the reason of @err. */
+static int add(struct rck_dcb_diff *d, const char *field, const char *want, const char *h, int err)
+{
+	return err ? dcb_diff_add_unknown(d, field, want, dcb_err_str(err)) : dcb_diff_add(d, field, want, h);
 }
 
 /* The priorities @sel/@proto maps to, "none" when unmapped. */
@@ -70,11 +91,8 @@ static int check_ets(struct rck_dcb_diff *d, const struct rck_dcb_profile *p, co
 		if (!has[i])
 			continue;
 		dcb_u8_list(want[i], i == 2, w, sizeof(w));
-		if (s->err[RCK_DCB_ETS])
-			snprintf(h, sizeof(h), "%s", dcb_err_str(s->err[RCK_DCB_ETS]));
-		else
-			dcb_u8_list(have[i], i == 2, h, sizeof(h));
-		rc = dcb_diff_add(d, names[i], w, h);
+		dcb_u8_list(have[i], i == 2, h, sizeof(h));
+		rc = add(d, names[i], w, h, s->err[RCK_DCB_ETS]);
 	}
 	return rc;
 }
@@ -84,24 +102,22 @@ static int check_cm(struct rck_dcb_diff *d, const struct rck_dcb_profile *p, con
 	char w[16], h[96];
 	int rc = 0;
 
+	/* Without an RDMA device the field does not apply: unknown. */
 	if (p->has_tos) {
 		snprintf(w, sizeof(w), "%u", p->tos);
+		snprintf(h, sizeof(h), "%u", s->roce_tos);
 		if (!s->rdma_dev)
-			snprintf(h, sizeof(h), "no RDMA device on this interface");
-		else if (s->err[RCK_DCB_RDMA_CM])
-			snprintf(h, sizeof(h), "%s", dcb_err_str(s->err[RCK_DCB_RDMA_CM]));
+			rc = dcb_diff_add_unknown(d, "rdma_cm.default_roce_tos", w, "no RDMA device on this interface");
 		else
-			snprintf(h, sizeof(h), "%u", s->roce_tos);
-		rc = dcb_diff_add(d, "rdma_cm.default_roce_tos", w, h);
+			rc = add(d, "rdma_cm.default_roce_tos", w, h, s->err[RCK_DCB_RDMA_CM]);
 	}
 	if (!rc && p->has_mode) {
 		if (!s->rdma_dev)
-			snprintf(h, sizeof(h), "no RDMA device on this interface");
-		else if (s->err[RCK_DCB_RDMA_CM])
-			snprintf(h, sizeof(h), "%s", dcb_err_str(s->err[RCK_DCB_RDMA_CM]));
+			rc = dcb_diff_add_unknown(d, "rdma_cm.default_roce_mode", p->mode,
+						  "no RDMA device on this interface");
 		else
-			snprintf(h, sizeof(h), "%s", s->roce_mode);
-		rc = dcb_diff_add(d, "rdma_cm.default_roce_mode", p->mode, h);
+			rc = add(d, "rdma_cm.default_roce_mode", p->mode, s->roce_mode,
+				 s->err[RCK_DCB_RDMA_CM]);
 	}
 	return rc;
 }
@@ -113,11 +129,8 @@ static int check_all(struct rck_dcb_diff *d, const struct rck_dcb_profile *p, co
 
 	if (p->has_pfc) {
 		dcb_prio_list(p->pfc, w, sizeof(w));
-		if (s->err[RCK_DCB_PFC])
-			snprintf(h, sizeof(h), "%s", dcb_err_str(s->err[RCK_DCB_PFC]));
-		else
-			dcb_prio_list(s->pfc.pfc_en, h, sizeof(h));
-		rc = dcb_diff_add(d, "pfc.enabled", w, h);
+		dcb_prio_list(s->pfc.pfc_en, h, sizeof(h));
+		rc = add(d, "pfc.enabled", w, h, s->err[RCK_DCB_PFC]);
 	}
 	for (size_t i = 0; i < p->n_dscp && !rc; i++) {
 		const struct dcb_app_ent *a = &p->dscp[i];
@@ -125,21 +138,20 @@ static int check_all(struct rck_dcb_diff *d, const struct rck_dcb_profile *p, co
 		snprintf(field, sizeof(field), "app.%s.%u",
 			 a->selector == RCK_DCB_SEL_DSCP ? "dscp" : "pcp", a->protocol);
 		snprintf(w, sizeof(w), "%u", a->priority);
-		if (s->err[RCK_DCB_APP])
-			snprintf(h, sizeof(h), "%s", dcb_err_str(s->err[RCK_DCB_APP]));
-		else
-			app_prios(s, a->selector, a->protocol, h, sizeof(h));
-		rc = dcb_diff_add(d, field, w, h);
+		app_prios(s, a->selector, a->protocol, h, sizeof(h));
+		rc = add(d, field, w, h, s->err[RCK_DCB_APP]);
 	}
-	if (!rc && p->has_trust)
-		rc = dcb_diff_add(d, "trust", p->trust, s->trust ? s->trust : "unknown");
+	/* "unknown" trust: neither a qos/trust file nor an APP table to derive
+	 * it from (trust_from says which). */
+	if (!rc && p->has_trust && (!s->trust || !strcmp(s->trust, "unknown")))
+		rc = dcb_diff_add_unknown(d, "trust", p->trust,
+					  s->trust_from ? s->trust_from : "not reported by this driver");
+	else if (!rc && p->has_trust)
+		rc = dcb_diff_add(d, "trust", p->trust, s->trust);
 	if (!rc && p->has_dcbx) {
 		dcb_dcbx_text(p->dcbx, w, sizeof(w));
-		if (s->err[RCK_DCB_DCBX])
-			snprintf(h, sizeof(h), "%s", dcb_err_str(s->err[RCK_DCB_DCBX]));
-		else
-			dcb_dcbx_text(s->dcbx, h, sizeof(h));
-		rc = dcb_diff_add(d, "dcbx.mode", w, h);
+		dcb_dcbx_text(s->dcbx, h, sizeof(h));
+		rc = add(d, "dcbx.mode", w, h, s->err[RCK_DCB_DCBX]);
 	}
 	/* CNPs must reach their priority and must not be paused with the data. */
 	if (!rc && p->has_cnp_prio) {
@@ -149,25 +161,19 @@ static int check_all(struct rck_dcb_diff *d, const struct rck_dcb_profile *p, co
 			mapped |= s->apps[i].selector == RCK_DCB_SEL_DSCP &&
 				  s->apps[i].priority == p->cnp_prio;
 		snprintf(w, sizeof(w), "%u (DSCP-mapped, PFC off)", p->cnp_prio);
-		if (s->err[RCK_DCB_APP] || s->err[RCK_DCB_PFC])
-			snprintf(h, sizeof(h), "%s",
-				 dcb_err_str(s->err[RCK_DCB_APP] ? s->err[RCK_DCB_APP] : s->err[RCK_DCB_PFC]));
-		else if (!mapped)
+		if (!mapped)
 			snprintf(h, sizeof(h), "%u (no DSCP maps to it)", p->cnp_prio);
 		else if (s->pfc.pfc_en & (1u << p->cnp_prio))
 			snprintf(h, sizeof(h), "%u (PFC on)", p->cnp_prio);
 		else
 			snprintf(h, sizeof(h), "%s", w);
-		rc = dcb_diff_add(d, "cnp_priority", w, h);
+		rc = add(d, "cnp_priority", w, h, s->err[RCK_DCB_APP] ? s->err[RCK_DCB_APP] : s->err[RCK_DCB_PFC]);
 	}
 	if (!rc && p->has_roce_prio) {
 		snprintf(w, sizeof(w), "%u (PFC on)", p->roce_prio);
-		if (s->err[RCK_DCB_PFC])
-			snprintf(h, sizeof(h), "%s", dcb_err_str(s->err[RCK_DCB_PFC]));
-		else
-			snprintf(h, sizeof(h), "%u (PFC %s)", p->roce_prio,
-				 s->pfc.pfc_en & (1u << p->roce_prio) ? "on" : "off");
-		rc = dcb_diff_add(d, "roce_priority", w, h);
+		snprintf(h, sizeof(h), "%u (PFC %s)", p->roce_prio,
+			 s->pfc.pfc_en & (1u << p->roce_prio) ? "on" : "off");
+		rc = add(d, "roce_priority", w, h, s->err[RCK_DCB_PFC]);
 	}
 	if (!rc)
 		rc = check_ets(d, p, s);
@@ -214,6 +220,11 @@ RCK_EXPORT size_t rck_dcb_diff_count(const struct rck_dcb_diff *d, size_t *misma
 	return d->n;
 }
 
+RCK_EXPORT size_t rck_dcb_diff_unknowns(const struct rck_dcb_diff *d)
+{
+	return d->unknown;
+}
+
 RCK_EXPORT int rck_dcb_diff_field(const struct rck_dcb_diff *d, size_t i, const char **field,
 				  const char **want, const char **have, bool *match)
 {
@@ -235,18 +246,20 @@ static void write_diff(struct emit *e, const struct rck_dcb_diff *d)
 	emit_obj_open(e, NULL);
 	emit_str(e, "interface", "%s", d->ifname);
 	emit_str(e, "profile", ": profile %s", d->profile);
-	emit_bool(e, "match", NULL, d->bad == 0);
-	emit_u64(e, "mismatches", ", %s field(s) differ\n", d->bad);
+	emit_bool(e, "match", NULL, d->bad == 0 && d->unknown == 0);
+	emit_u64(e, "mismatches", ", %s field(s) differ", d->bad);
+	emit_u64(e, "unknowns", ", %s unknown\n", d->unknown);
 	emit_arr_open(e, "fields");
 	for (size_t i = 0; i < d->n; i++) {
 		emit_obj_open(e, NULL);
-		emit_text(e, "  %-5s ", d->f[i].match ? "ok" : "DRIFT");
+		emit_text(e, "  %-7s ", d->f[i].match ? "ok" : d->f[i].unknown ? "UNKNOWN" : "DRIFT");
 		emit_str(e, "field", "%-26s ", d->f[i].field);
 		emit_str(e, "want", "want %s", d->f[i].want);
 		if (!d->f[i].match)
 			emit_text(e, ", have %s", d->f[i].have);
 		emit_str(e, "have", NULL, d->f[i].have);
 		emit_bool(e, "match", NULL, d->f[i].match);
+		emit_bool(e, "unknown", NULL, d->f[i].unknown);
 		emit_text(e, "\n");
 		emit_obj_close(e);
 	}
@@ -265,7 +278,7 @@ static void diff_doc(struct emit *e, const void *arg)
 	bool match = true;
 
 	for (size_t i = 0; i < l->n; i++)
-		match &= l->diffs[i]->bad == 0;
+		match &= l->diffs[i]->bad == 0 && l->diffs[i]->unknown == 0;
 	emit_obj_open(e, NULL);
 	emit_str(e, "schema", NULL, "rocedcb.check/1");
 	emit_bool(e, "match", NULL, match);

@@ -124,6 +124,8 @@ int dcb_emit_doc(enum rck_format fmt, FILE *out, void (*fn)(struct emit *e, cons
 void dcb_emit_eight(struct emit *e, const char *key, const char *label, const uint8_t *v, bool tsa);
 /* Append one field to a comparison (check.c). */
 int dcb_diff_add(struct rck_dcb_diff *d, const char *field, const char *want, const char *have);
+/* A field that cannot be read or does not apply: unknown, @why as "have". */
+int dcb_diff_add_unknown(struct rck_dcb_diff *d, const char *field, const char *want, const char *why);
 
 /* lldpad's answer to a neighbor-TLV request (@len bytes of text) for
  * @ifname (lldpad.c): 0, -ENODEV, -ENODATA, -EIO, -EBADMSG, -ENOMEM. */

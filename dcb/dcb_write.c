@@ -73,14 +73,15 @@ void dcb_emit_prio_array(struct emit *e, const char *key, uint8_t bm)
 {
 	int n = 0;
 
+	/* JSON: the enabled priorities; text: every priority with on/off as
+	 * `dcb pfc show` prints prio-pfc ("0:off 1:off 2:off 3:on ..."). */
 	emit_arr_open(e, key);
-	for (int i = 0; i < DCB_NPRIO; i++)
-		if (bm & (1u << i)) {
-			emit_text(e, n++ ? "," : "");
-			emit_u64(e, NULL, "%s", (uint64_t)i);
-		}
+	for (int i = 0; i < DCB_NPRIO; i++) {
+		emit_text(e, "%s%d:%s", n++ ? " " : "", i, bm & (1u << i) ? "on" : "off");
+		if (bm & (1u << i))
+			emit_u64(e, NULL, NULL, (uint64_t)i);
+	}
 	emit_arr_close(e);
-	emit_text(e, n ? "" : "none");
 }
 
 void dcb_emit_app(struct emit *e, uint8_t selector, uint16_t protocol, uint8_t priority)
@@ -115,12 +116,14 @@ static bool feature_open(struct emit *e, const struct rck_dcb *d, enum rck_dcb_f
 void dcb_emit_eight(struct emit *e, const char *key, const char *label, const uint8_t *v, bool tsa)
 {
 	emit_text(e, "  %-9s%-12s", "", label);
+	/* Index:value as `dcb ets show` prints prio-tc and tc-bw. */
 	emit_arr_open(e, key);
 	for (int i = 0; i < DCB_NPRIO; i++) {
+		emit_text(e, "%s%d:", i ? " " : "", i);
 		if (tsa)
-			emit_str(e, NULL, "%-7s", dcb_tsa_name(v[i]));
+			emit_str(e, NULL, "%s", dcb_tsa_name(v[i]));
 		else
-			emit_u64(e, NULL, "%-4s", v[i]);
+			emit_u64(e, NULL, "%s", v[i]);
 	}
 	emit_arr_close(e);
 	emit_text(e, "\n");
@@ -131,8 +134,10 @@ static void u64_array(struct emit *e, const char *key, const char *label, const 
 {
 	emit_text(e, "  %-9s%-12s", "", label);
 	emit_arr_open(e, key);
-	for (int i = 0; i < DCB_NPRIO; i++)
-		emit_u64(e, NULL, "%s ", v[i] * scale);
+	for (int i = 0; i < DCB_NPRIO; i++) {
+		emit_text(e, "%s%d:", i ? " " : "", i);
+		emit_u64(e, NULL, "%s", v[i] * scale);
+	}
 	emit_arr_close(e);
 	emit_text(e, "\n");
 }

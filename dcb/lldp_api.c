@@ -140,6 +140,19 @@ static void write_ets(struct emit *e, const char *key, const char *label, const 
 	emit_obj_close(e);
 }
 
+/* The ID subtypes (IEEE 802.1AB 8.5.2.2, 8.5.3.2) as lldpctl names them
+ * ("ChassisID: mac 0c:42:..."); the number stays in JSON as "subtype". */
+static const char *id_type(unsigned int subtype, bool port)
+{
+	static const char *const chassis[] = { NULL, "chassis", "ifalias", "port", "mac", "ip", "ifname",
+					       "local" };
+	static const char *const ports[] = { NULL, "ifalias", "port", "mac", "ip", "ifname", "agentcid",
+					     "local" };
+	const char *const *t = port ? ports : chassis;
+
+	return subtype < 8 && t[subtype] ? t[subtype] : "unknown";
+}
+
 static void write_lldp(struct emit *e, const struct rck_lldp *l, const char *ifname)
 {
 	emit_obj_open(e, NULL);
@@ -150,11 +163,13 @@ static void write_lldp(struct emit *e, const struct rck_lldp *l, const char *ifn
 	else /* lldpad's view: the TLVs without the frame they came in */
 		emit_null(e, "source_mac", ": LLDP as lldpad heard it\n");
 	emit_obj_open(e, "chassis_id");
-	emit_u64(e, "subtype", "  chassis  (subtype %s) ", l->chassis_subtype);
+	emit_u64(e, "subtype", NULL, l->chassis_subtype);
+	emit_str(e, "type", "  chassis  %s ", id_type(l->chassis_subtype, false));
 	emit_str(e, "id", "%s\n", l->chassis_id);
 	emit_obj_close(e);
 	emit_obj_open(e, "port_id");
-	emit_u64(e, "subtype", "  port     (subtype %s) ", l->port_subtype);
+	emit_u64(e, "subtype", NULL, l->port_subtype);
+	emit_str(e, "type", "  port     %s ", id_type(l->port_subtype, true));
 	emit_str(e, "id", "%s\n", l->port_id);
 	emit_obj_close(e);
 	emit_u64(e, "ttl", "  ttl      %s s\n", l->ttl);

@@ -15,6 +15,10 @@
 #define CTR_SAVE_VERSION 2
 /* Format version of delta JSON (schemas/counters-delta.schema.json). */
 #define CTR_DELTA_VERSION 1
+/* The "schema" member of each (README: every -j output names its schema);
+ * "version" stays for the readers of files saved before it. */
+#define CTR_SAVE_SCHEMA "rocecheck.counters/2"
+#define CTR_DELTA_SCHEMA "rocecheck.counters-delta/1"
 
 /* Longest "source/name" key (longer ones are skipped with a warning, from
  * sysfs, sidecars and loaded snapshots alike), its buffer size, the longest
@@ -61,6 +65,12 @@ struct ctr_port {
 	/* Which raw values made the neutral one: "counters/port_rcv_data*4",
 	 * "ethtool/rx_priority_3_xon.nic+ethtool/rx_priority_3_xoff.nic". */
 	char *src[RCK_CTR_COUNT];
+	/* A scaled value past 64 bits ("counters/port_xmit_data*4"): said, not
+	 * dropped silently; NULL for the others. */
+	char *over[RCK_CTR_COUNT];
+	/* The driver has no vendor map (efa, qedr, hfi1, mlx4, ...): the neutral
+	 * names are not filled beyond the generic PMA/netdev ones. */
+	bool raw_only;
 };
 
 struct rck_snapshot {

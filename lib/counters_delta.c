@@ -365,6 +365,7 @@ RCK_EXPORT int rck_delta_write(const struct rck_delta *d, FILE *out, enum rck_fo
 	if (rc)
 		return rc;
 	emit_obj_open(e, NULL);
+	emit_str(e, "schema", NULL, CTR_DELTA_SCHEMA);
 	emit_u64(e, "version", NULL, CTR_DELTA_VERSION);
 	emit_double(e, "seconds", "interval %s s\n", 3, d->seconds);
 	ctr_write_devices(e, d->n_ports, delta_dev, write_delta_port, &w, all);

@@ -52,11 +52,21 @@ static void write_neutral(struct emit *e, const struct ctr_port *p)
 		bool any = false;
 
 		if (id < RCK_CTR_PFC_RX_PAUSE) {
+			/* Without a vendor map most names stay empty: the text
+			 * shows the ones that have a value, then the raw ones. */
+			if (!p->has[id] && !p->over[id] && p->raw_only && !emit_is_json(e)) {
+				id++;
+				continue;
+			}
 			emit_label(e, "    ", name, CTR_NEUTRAL_WIDTH);
 			if (p->has[id])
 				emit_u64(e, name, "%s\n", p->val[id]);
+			else if (p->over[id])
+				emit_null(e, name, NULL);
 			else
 				emit_null(e, name, "%s\n");
+			if (!p->has[id] && p->over[id])
+				emit_text(e, "n/a (%s overflows 64 bits)\n", p->over[id]);
 			id++;
 			continue;
 		}
@@ -64,8 +74,9 @@ static void write_neutral(struct emit *e, const struct ctr_port *p)
 		for (unsigned int q = 0; q < 8; q++)
 			any |= p->has[id + q];
 		if (!any) {
-			emit_label(e, "    ", name, CTR_NEUTRAL_WIDTH);
-			emit_null(e, name, "%s\n");
+			if (!p->raw_only || emit_is_json(e))
+				emit_label(e, "    ", name, CTR_NEUTRAL_WIDTH);
+			emit_null(e, name, p->raw_only ? NULL : "%s\n");
 			id += 8;
 			continue;
 		}
@@ -112,6 +123,23 @@ static void write_sources(struct emit *e, const struct ctr_port *p)
 	emit_obj_close(e);
 }
 
+/* Neutral values whose scaling passed 64 bits (JSON; the text says it in
+ * place of the value). */
+static void write_overflows(struct emit *e, const struct ctr_port *p)
+{
+	bool any = false;
+
+	for (unsigned int id = 0; id < RCK_CTR_COUNT; id++)
+		any |= p->over[id] != NULL;
+	if (!any || !emit_is_json(e))
+		return;
+	emit_obj_open(e, "overflows");
+	for (unsigned int id = 0; id < RCK_CTR_COUNT; id++)
+		if (p->over[id])
+			emit_str(e, rck_counter_name((enum rck_counter)id, NULL), NULL, p->over[id]);
+	emit_obj_close(e);
+}
+
 static void write_raw(struct emit *e, const struct ctr_port *p)
 {
 	if (p->n_raw)
@@ -144,9 +172,14 @@ static void write_snap_port(struct emit *e, const void *arg, unsigned int i, boo
 	emit_obj_open(e, NULL);
 	emit_u64(e, "port", "  port %s", p->port);
 	emit_str(e, "netdev", " netdev %s\n", p->netdev);
+	if (p->raw_only)
+		emit_text(e, "    raw counters only: no counter map for this driver\n");
 	write_neutral(e, p);
 	write_sources(e, p);
-	if (emit_is_json(e) || all)
+	write_overflows(e, p);
+	if (p->raw_only)
+		emit_bool(e, "counter_map", NULL, false);
+	if (emit_is_json(e) || all || p->raw_only)
 		write_raw(e, p);
 	emit_obj_close(e);
 }
@@ -164,6 +197,7 @@ static int write_snapshot(const struct rck_snapshot *snap, FILE *out, enum rck_f
 		return rc;
 	emit_obj_open(e, NULL);
 	/* JSON: one form for -j and --save, so either can be loaded back. */
+	emit_str(e, "schema", NULL, CTR_SAVE_SCHEMA);
 	emit_u64(e, "version", NULL, CTR_SAVE_VERSION);
 	emit_u64(e, "time_ns", NULL, snap->time_ns);
 	emit_str(e, "host", NULL, snap->host);
@@ -386,6 +420,30 @@ static int json_counter(const struct loader *l, const json_t *v, uint64_t *out)
 	return -EINVAL;
 }
 
+/* "counter_map": false and the "overflows" object, both optional. */
+static int load_port_notes(struct loader *l, const json_t *jp, struct ctr_port *p)
+{
+	const json_t *map = json_object_get(jp, "counter_map"), *over = json_object_get(jp, "overflows");
+
+	if (map && !json_is_boolean(map))
+		return bad(l, "not a boolean", "counter_map");
+	p->raw_only = map && json_is_false(map);
+	if (over && !json_is_object(over))
+		return bad(l, "not an object", "overflows");
+	for (unsigned int id = 0; over && id < RCK_CTR_PFC_RX_PAUSE; id++) {
+		const json_t *v = json_object_get(over, rck_counter_name((enum rck_counter)id, NULL));
+
+		if (!v || p->has[id])
+			continue;
+		if (!json_is_string(v) || strlen(json_string_value(v)) > CTR_SRC_LEN)
+			return bad(l, "not a string of at most 256 bytes", "overflows");
+		p->over[id] = strdup(json_string_value(v));
+		if (!p->over[id])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* Neutral values or their sources: for each name a scalar, or for the
  * per-priority ones null or an array of 8. */
 static int load_neutral(struct loader *l, const json_t *obj, struct ctr_port *p, bool sources)
@@ -495,6 +553,8 @@ static int load_port(struct loader *l, const char *dev, const json_t *jp, struct
 		}
 	if (!rc)
 		rc = load_raw(l, json_object_get(jp, "raw"), p);
+	if (!rc)
+		rc = load_port_notes(l, jp, p);
 	return rc;
 }
 
@@ -568,6 +628,10 @@ int ctr_snapshot_parse(struct rck_ctx *ctx, const char *name, const char *buf, s
 		rc = -ENOMEM;
 	else if (!json_is_object(root))
 		rc = bad(&l, "not a saved snapshot (no JSON object)", NULL);
+	else if (json_object_get(root, "schema") &&
+		 (!json_is_string(json_object_get(root, "schema")) ||
+		  strcmp(json_string_value(json_object_get(root, "schema")), CTR_SAVE_SCHEMA)))
+		rc = bad(&l, "not a saved snapshot (\"schema\" is not " CTR_SAVE_SCHEMA ")", NULL);
 	else if (!json_is_integer(ver))
 		rc = bad(&l, "not a saved snapshot (no \"version\")", NULL);
 	else if (json_integer_value(ver) < 1 || json_integer_value(ver) > CTR_SAVE_VERSION)

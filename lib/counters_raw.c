@@ -112,8 +112,10 @@ void ctr_port_clear(struct ctr_port *p)
 		free(p->raw[i].text);
 	}
 	free(p->raw);
-	for (int i = 0; i < RCK_CTR_COUNT; i++)
+	for (int i = 0; i < RCK_CTR_COUNT; i++) {
 		free(p->src[i]);
+		free(p->over[i]);
+	}
 	free(p->dev);
 	free(p->netdev);
 	memset(p, 0, sizeof(*p));

@@ -208,7 +208,8 @@ static void expand_key(char *buf, size_t len, const char *key, int prio)
 }
 
 /* Try one row for one priority (-1: not a priority row). 1 when it applied,
- * 0 when a raw value it needs is missing or not a number. */
+ * 0 when a raw value it needs is missing or not a number, -1 when the
+ * scaled value would pass 64 bits (@src then names the row). */
 static int try_row(const struct ctr_port *p, const struct ctr_map *m, int prio, uint64_t *out,
 		   char *src, size_t srclen)
 {
@@ -235,10 +236,12 @@ static int try_row(const struct ctr_port *p, const struct ctr_map *m, int prio, 
 		used += (size_t)n;
 	}
 	if (m->scale > 1) {
-		if (sum > UINT64_MAX / m->scale)
-			return 0;
-		sum *= m->scale;
 		snprintf(src + used, srclen - used, "*%u", m->scale);
+		/* A 64-bit word counter past 2^62 (a driver reporting bytes
+		 * where the PMA asks for words, or garbage): no byte count. */
+		if (sum > UINT64_MAX / m->scale)
+			return -1;
+		sum *= m->scale;
 	}
 	*out = sum;
 	return 1;
@@ -255,8 +258,16 @@ static int apply(struct ctr_port *p, const struct ctr_map *map, size_t n)
 			unsigned int id = (unsigned int)m->id + (unsigned int)q;
 			char src[CTR_SRC_LEN];
 			uint64_t v;
+			int r;
 
-			if (p->has[id] || !try_row(p, m, m->flags & MAP_PRIO ? q : -1, &v, src, sizeof(src)))
+			/* An overflow is the answer: a later row (the netdev's
+			 * bytes) counts other traffic and must not stand in. */
+			if (p->has[id] || p->over[id])
+				continue;
+			r = try_row(p, m, m->flags & MAP_PRIO ? q : -1, &v, src, sizeof(src));
+			if (r < 0 && !(p->over[id] = strdup(src)))
+				return -ENOMEM;
+			if (r <= 0)
 				continue;
 			p->src[id] = strdup(src);
 			if (!p->src[id])
@@ -272,6 +283,7 @@ int ctr_map_neutral(struct ctr_port *p, enum rck_vendor vendor)
 {
 	int rc;
 
+	p->raw_only = (unsigned int)vendor >= RCK_ARRAY_SIZE(vendor_maps) || !vendor_maps[vendor].map;
 	rc = apply(p, generic_first, RCK_ARRAY_SIZE(generic_first));
 	if (!rc && (unsigned int)vendor < RCK_ARRAY_SIZE(vendor_maps) && vendor_maps[vendor].map)
 		rc = apply(p, vendor_maps[vendor].map, vendor_maps[vendor].n);

@@ -48,13 +48,43 @@ void inv_strip_state(char *s)
 	}
 }
 
-/* "4: ACTIVE" -> "ACTIVE"; "5: LinkUp" -> "LinkUp". */
-static char *read_state(const struct rck_ctx *ctx, const char *path)
+int inv_state_code(const char *s)
+{
+	int v = 0, n = 0;
+
+	while (s[n] >= '0' && s[n] <= '9' && n < 3)
+		v = v * 10 + (s[n++] - '0');
+	return n && s[n] == ':' && v <= 255 ? v : -1;
+}
+
+/* The kernel's enum ib_port_state and ib_port_phys_state, named as iproute2
+ * names them (sysfs spells the physical ones "LinkUp", "Polling", ...). */
+const char *inv_state_word(int code)
+{
+	static const char *const w[] = { "NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER" };
+
+	return code >= 0 && code < (int)RCK_ARRAY_SIZE(w) ? w[code] : NULL;
+}
+
+const char *inv_phys_state_word(int code)
+{
+	static const char *const w[] = {
+		"NOP", "SLEEP", "POLLING", "DISABLED", "ARMED", "LINK_UP",
+		"LINK_ERROR_RECOVER", "PHY_TEST", "UNKNOWN", "OPA_OFFLINE", "UNKNOWN", "OPA_TEST",
+	};
+
+	return code >= 0 && code < (int)RCK_ARRAY_SIZE(w) ? w[code] : NULL;
+}
+
+/* "4: ACTIVE" -> "ACTIVE"; "5: LinkUp" -> "LinkUp", its number in @code. */
+static char *read_state(const struct rck_ctx *ctx, const char *path, int *code)
 {
 	char *s = read_attr(ctx, path);
 
+	*code = -1;
 	if (!s)
 		return NULL;
+	*code = inv_state_code(s);
 	inv_strip_state(s);
 	if (!*s) {
 		free(s);
@@ -336,8 +366,8 @@ static int read_port(const struct rck_ctx *ctx, const char *devdir, unsigned int
 	port->num = num;
 	sysfs_at(portdir, sizeof(portdir), devdir, "ports/%u", num);
 #define PORT_ATTR(name) sysfs_at(path, sizeof(path), portdir, name)
-	port->state = read_state(ctx, PORT_ATTR("state"));
-	port->phys_state = read_state(ctx, PORT_ATTR("phys_state"));
+	port->state = read_state(ctx, PORT_ATTR("state"), &port->state_code);
+	port->phys_state = read_state(ctx, PORT_ATTR("phys_state"), &port->phys_code);
 	port->link_layer = read_attr(ctx, PORT_ATTR("link_layer"));
 	if (!sysfs_read_str(PORT_ATTR("rate"), buf, sizeof(buf)) &&
 	    !inv_parse_number(ctx, path, buf, &port->rate_gbps))
@@ -396,6 +426,11 @@ static int read_device(const struct rck_ctx *ctx, const char *name, struct rck_d
 	dev->node_guid = read_attr(ctx, DEV_ATTR("node_guid"));
 	dev->fw_ver = read_attr(ctx, DEV_ATTR("fw_ver"));
 	dev->board_id = read_attr(ctx, DEV_ATTR("board_id"));
+	dev->hca_type = read_attr(ctx, DEV_ATTR("hca_type"));
+	if (dev->hca_type && !dev->hca_type[0]) {
+		free(dev->hca_type);
+		dev->hca_type = NULL;
+	}
 #undef DEV_ATTR
 	dev->driver = read_driver(devdir, name);
 	read_pci(ctx, devdir, &dev->pci, &dev->numa_node, &dev->has_numa);
@@ -520,6 +555,7 @@ RCK_EXPORT void rck_inventory_free(struct rck_inventory *inv)
 		free(dev->node_guid);
 		free(dev->fw_ver);
 		free(dev->board_id);
+		free(dev->hca_type);
 	}
 	free(inv->devs);
 	free(inv);

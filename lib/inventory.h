@@ -22,6 +22,7 @@ struct rck_port {
 	unsigned int num;
 	char *state;
 	char *phys_state;
+	int state_code, phys_code;  /* the number before the colon; -1: unknown */
 	char *link_layer;
 	double rate_gbps;
 	bool has_rate;
@@ -45,6 +46,7 @@ struct rck_device {
 	char *node_guid;
 	char *fw_ver;
 	char *board_id;
+	char *hca_type;           /* NULL when sysfs has none or it is empty */
 	int numa_node;
 	bool has_numa;
 	struct rck_pci pci;
@@ -76,5 +78,11 @@ int inv_parse_number(const struct rck_ctx *ctx, const char *path, const char *s,
 int inv_parse_gid(const char *s, uint8_t raw[16]);
 /* "4: ACTIVE" -> "ACTIVE" in place. */
 void inv_strip_state(char *s);
+/* The number of "5: LinkUp" (0-255), or -1 when there is none. */
+int inv_state_code(const char *s);
+/* `rdma link`'s words (iproute2 rdma/link.c) for a port state and a
+ * physical state number: "ACTIVE", "LINK_UP"; NULL when out of range. */
+const char *inv_state_word(int code);
+const char *inv_phys_state_word(int code);
 
 #endif

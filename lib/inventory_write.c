@@ -11,7 +11,7 @@
 #include "rocecheck/analysis.h"
 
 #define DEVICES_SCHEMA "rocecheck.devices/1"
-#define LINKS_SCHEMA "rocecheck.links/1"
+#define LINKS_SCHEMA "rocecheck.links/2"
 #define MAX_COLS 10
 
 /* Text column widths: measured over every row before anything is printed. */
@@ -106,9 +106,9 @@ static void link_text(char *buf, size_t len, double gts, unsigned int width)
 
 /* ---------------------------------------------------------------- devices */
 
-enum { D_NAME, D_DRIVER, D_GUID, D_FW, D_BOARD, D_NUMA, D_PCI, D_LINK, D_NCOLS };
+enum { D_NAME, D_DRIVER, D_HCA, D_GUID, D_FW, D_BOARD, D_NUMA, D_PCI, D_LINK, D_NCOLS };
 static const char *const dev_heads[D_NCOLS] = {
-	"DEVICE", "DRIVER", "NODE_GUID", "FW", "BOARD", "NUMA", "PCI", "PCIE LINK",
+	"DEVICE", "DRIVER", "HCA_TYPE", "NODE_GUID", "FW", "BOARD", "NUMA", "PCI", "PCIE LINK",
 };
 
 static void write_pci(struct emit *e, const struct rck_device *dev, const struct cols *c)
@@ -151,6 +151,7 @@ static void dev_fields(struct emit *e, const struct rck_device *dev, const struc
 {
 	emit_str(e, "name", tf(c, D_NAME), dev->name);
 	emit_str(e, "driver", tf(c, D_DRIVER), dev->driver);
+	emit_str(e, "hca_type", tf(c, D_HCA), dev->hca_type);
 	emit_str(e, "node_guid", tf(c, D_GUID), dev->node_guid);
 	emit_str(e, "fw_ver", tf(c, D_FW), dev->fw_ver);
 	emit_str(e, "board_id", tf(c, D_BOARD), dev->board_id);
@@ -167,6 +168,7 @@ static void dev_measure(struct cols *c, const struct rck_device *dev)
 
 	col_fit(c, D_NAME, dev->name);
 	col_fit(c, D_DRIVER, dev->driver);
+	col_fit(c, D_HCA, dev->hca_type);
 	col_fit(c, D_GUID, dev->node_guid);
 	col_fit(c, D_FW, dev->fw_ver);
 	col_fit(c, D_BOARD, dev->board_id);
@@ -352,6 +354,22 @@ static void write_text(struct emit *e, const struct rck_inventory *inv, const ch
 enum { B_PORT, B_STATE, B_PHYS, B_NETDEV, B_RATE, B_NCOLS };
 static const char *const brief_heads[B_NCOLS] = { "PORT", "STATE", "PHYSICAL_STATE", "NETDEV", "GB/S" };
 
+/* `rdma link`'s words from the state numbers; sysfs's own text where the
+ * number is missing or past iproute2's table. */
+static const char *state_word(const struct rck_port *port)
+{
+	const char *w = inv_state_word(port->state_code);
+
+	return w ? w : port->state;
+}
+
+static const char *phys_word(const struct rck_port *port)
+{
+	const char *w = inv_phys_state_word(port->phys_code);
+
+	return w ? w : port->phys_state;
+}
+
 static void brief_fields(struct emit *e, const struct rck_port *port, const struct cols *c)
 {
 	char dp[96];
@@ -360,8 +378,8 @@ static void brief_fields(struct emit *e, const struct rck_port *port, const stru
 	text_cell(e, c, B_PORT, dp);
 	emit_str(e, "device", NULL, port->dev->name);
 	emit_u64(e, "port", NULL, port->num);
-	emit_str(e, "state", tf(c, B_STATE), port->state);
-	emit_str(e, "phys_state", tf(c, B_PHYS), port->phys_state);
+	emit_str(e, "state", tf(c, B_STATE), state_word(port));
+	emit_str(e, "physical_state", tf(c, B_PHYS), phys_word(port));
 	emit_str(e, "netdev", tf(c, B_NETDEV), port->netdev);
 	rate(e, tf(c, B_RATE), port);
 }
@@ -379,8 +397,8 @@ static void write_brief(struct emit *e, const struct rck_inventory *inv, const c
 
 			dev_port(dp, sizeof(dp), port);
 			col_fit(&c, B_PORT, dp);
-			col_fit(&c, B_STATE, port->state);
-			col_fit(&c, B_PHYS, port->phys_state);
+			col_fit(&c, B_STATE, state_word(port));
+			col_fit(&c, B_PHYS, phys_word(port));
 			col_fit(&c, B_NETDEV, port->netdev);
 			any = true;
 		}

@@ -13,6 +13,7 @@
 
 /* The "version" of the sweep result's JSON (result_io.c, result_load.c). */
 #define MESH_JSON_VERSION 1
+#define MESH_JSON_SCHEMA "rocecheck.mesh/1"  /* "schema"; optional when read */
 
 /* One nonzero counter increase at one end of a probe. */
 struct mesh_ctr {

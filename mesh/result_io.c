@@ -255,6 +255,7 @@ static int write_at(const struct rck_mesh *m, FILE *out, enum rck_format fmt, in
 		return rc;
 	}
 	emit_obj_open(e, NULL);
+	emit_str(e, "schema", NULL, MESH_JSON_SCHEMA);
 	emit_u64(e, "version", NULL, MESH_JSON_VERSION);
 	emit_str(e, "pattern", "sweep: pattern %s", m->pattern);
 	emit_str(e, "rails", ", rails %s", m->rails);

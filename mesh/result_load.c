@@ -440,10 +440,15 @@ static int load_array(struct loader *l, struct rck_mesh *m, struct jstream *js, 
 static int check_version(struct loader *l, const json_t *top)
 {
 	uint64_t version;
+	const json_t *schema = json_object_get(top, "schema");
 	int rc = get_uint(l, top, "version", INT64_MAX, &version);
 
 	if (!rc && version != MESH_JSON_VERSION)
 		rc = bad(l, "unknown version (this library reads 1)");
+	/* Files written before the member have none; one that names another
+	 * document is not a sweep. */
+	if (!rc && schema && (!json_is_string(schema) || strcmp(json_string_value(schema), MESH_JSON_SCHEMA)))
+		rc = bad(l, "\"schema\" is not " MESH_JSON_SCHEMA);
 	return rc;
 }
 

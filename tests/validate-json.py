@@ -7,10 +7,10 @@ import sys
 import jsonschema
 
 schema = json.load(open(sys.argv[1]))
-jsonschema.Draft7Validator.check_schema(schema)
+jsonschema.Draft202012Validator.check_schema(schema)
 for path in sys.argv[2:]:
     doc = json.load(sys.stdin if path == "-" else open(path))
-    errors = sorted(jsonschema.Draft7Validator(schema).iter_errors(doc), key=lambda e: e.path)
+    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(doc), key=lambda e: e.path)
     if errors:
         for e in errors[:5]:
             print(f"{path}: {'/'.join(map(str, e.absolute_path))}: {e.message[:300]}", file=sys.stderr)

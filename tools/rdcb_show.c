@@ -121,7 +121,7 @@ int rdcb_check(struct cli *cli, int argc, char **argv)
 	struct rck_dcb_diff **diffs = NULL;
 	struct rck_dcb **v = NULL;
 	char **names = NULL;
-	size_t n = 0, bad = 0, total_bad = 0;
+	size_t n = 0, bad = 0, total_bad = 0, total_unknown = 0;
 	struct rdcb_opts o;
 	int rc = rdcb_parse(cli, argc, argv, &o);
 
@@ -143,6 +143,7 @@ int rdcb_check(struct cli *cli, int argc, char **argv)
 		if (!rc) {
 			rck_dcb_diff_count(diffs[i], &bad);
 			total_bad += bad;
+			total_unknown += rck_dcb_diff_unknowns(diffs[i]);
 		}
 	}
 	if (!rc)
@@ -157,5 +158,7 @@ int rdcb_check(struct cli *cli, int argc, char **argv)
 	rck_dcb_profile_free(prof);
 	if (rc)
 		return 2;
-	return total_bad ? 1 : 0;
+	/* Drift wins over unknown: 1 says a setting is wrong, 3 only that some
+	 * field could not be read (rocedcb(8) EXIT STATUS). */
+	return total_bad ? 1 : total_unknown ? 3 : 0;
 }

@@ -96,9 +96,9 @@ mr=$(g $DCB -j maxrate show dev $IF | python3 -c 'import json,sys; print(json.lo
 g rocedcb check roce-lossless $IF >"$TMP/chk"
 rc=$?
 [ $rc = 1 ] || fail "check after dcb changes: exit $rc, expected 1: $(cat "$TMP/chk")"
-grep -Eq 'DRIFT pfc.enabled +want 3, have 3,4' "$TMP/chk" || fail "check misses the PFC drift: $(cat "$TMP/chk")"
-grep -Eq 'DRIFT app.dscp.26 +want 3, have 5' "$TMP/chk" || fail "check misses the DSCP drift: $(cat "$TMP/chk")"
-grep -Eq 'DRIFT roce_priority|DRIFT ets' "$TMP/chk" && fail "check reports drift that is not there: $(cat "$TMP/chk")"
+grep -Eq 'DRIFT +pfc.enabled +want 3, have 3,4' "$TMP/chk" || fail "check misses the PFC drift: $(cat "$TMP/chk")"
+grep -Eq 'DRIFT +app.dscp.26 +want 3, have 5' "$TMP/chk" || fail "check misses the DSCP drift: $(cat "$TMP/chk")"
+grep -Eq 'DRIFT +roce_priority|DRIFT +ets' "$TMP/chk" && fail "check reports drift that is not there: $(cat "$TMP/chk")"
 ok "dcb pfc/app/buffer/maxrate set: rocedcb shows them, check reports exactly the PFC and DSCP drift"
 
 # 3. restore returns the original state, buffer and maxrate included.
@@ -115,7 +115,7 @@ gsh "echo 'name = lld' >/tmp/lld.prof && echo 'dcbx = lld-managed ieee' >>/tmp/l
 	"echo 'name = cee' >/tmp/cee.prof && echo 'dcbx = host cee ieee' >>/tmp/cee.prof" || fail "profiles"
 g rocedcb check /tmp/lld.prof $IF >"$TMP/chk"
 rc=$?
-[ $rc = 1 ] && grep -Eq 'DRIFT dcbx.mode +want lld-managed ieee, have host ieee' "$TMP/chk" ||
+[ $rc = 1 ] && grep -Eq 'DRIFT +dcbx.mode +want lld-managed ieee, have host ieee' "$TMP/chk" ||
 	fail "check dcbx: exit $rc: $(cat "$TMP/chk")"
 out=$(g rocedcb apply /tmp/lld.prof $IF) || fail "apply dcbx: $out"
 grep -q 'dcbx: mode 0x9 -> 0xa' <<<"$out" || fail "apply dcbx did not print the change: $out"
@@ -209,9 +209,9 @@ PY
 rx n2 -i -t 120 -- lldp-send eth0 320 250 <"$TMP/lldp.bin" >/dev/null 2>&1 &
 sender=$!
 out=$(g rocedcb peer eth0 --wait 30) || fail "peer: $out"
-for want in 'LLDP from 02:00:00:00:00:77' 'chassis  (subtype 4) 00:11:22:33:44:55' \
-	'port     (subtype 5) Ethernet1/7' 'system   leaf01' 'pfc      enabled 3,4  willing yes' \
-	'dscp 26:5  dscp 48:6' 'willing yes  cbs no  max TCs 8' 'prio_tc     0   0   0   3   0   0   6   0'; do
+for want in 'LLDP from 02:00:00:00:00:77' 'chassis  mac 00:11:22:33:44:55' \
+	'port     ifname Ethernet1/7' 'system   leaf01' 'pfc      enabled 0:off 1:off 2:off 3:on 4:on 5:off 6:off 7:off  willing yes' \
+	'dscp 26:5  dscp 48:6' 'willing yes  cbs no  max TCs 8' 'prio_tc     0:0 1:0 2:0 3:3 4:0 5:0 6:6 7:0'; do
 	grep -qF "$want" <<<"$out" || fail "peer: '$want' missing from: $out"
 done
 g rocedcb peer -j eth0 --wait 30 >"$TMP/peer.json" || fail "peer -j"
@@ -220,10 +220,10 @@ ok "peer: chassis, port, system name, ETS, PFC and APP TLVs decoded from n2's LL
 g rocedcb check roce-lossless eth0 --peer --wait 30 >"$TMP/chk"
 rc=$?
 [ $rc = 1 ] || fail "check --peer: exit $rc: $(cat "$TMP/chk")"
-grep -Eq 'DRIFT peer.pfc.enabled +want 3, have 3,4' "$TMP/chk" || fail "check --peer misses PFC: $(cat "$TMP/chk")"
-grep -Eq 'DRIFT peer.willing +want switch not willing, have switch willing' "$TMP/chk" ||
+grep -Eq 'DRIFT +peer.pfc.enabled +want 3, have 3,4' "$TMP/chk" || fail "check --peer misses PFC: $(cat "$TMP/chk")"
+grep -Eq 'DRIFT +peer.willing +want switch not willing, have switch willing' "$TMP/chk" ||
 	fail "check --peer misses the willing bit: $(cat "$TMP/chk")"
-grep -Eq 'DRIFT peer.app.dscp.26 +want 3, have 5' "$TMP/chk" || fail "check --peer misses DSCP 26: $(cat "$TMP/chk")"
+grep -Eq 'DRIFT +peer.app.dscp.26 +want 3, have 5' "$TMP/chk" || fail "check --peer misses DSCP 26: $(cat "$TMP/chk")"
 grep -Eq 'ok +peer.app.dscp.48' "$TMP/chk" || fail "check --peer: DSCP 48: $(cat "$TMP/chk")"
 # Ending the exec call does not end the sender inside the guest.
 rx n2 -t 30 -- sh -c 'pkill -x lldp-send; for i in $(seq 50); do pgrep -x lldp-send >/dev/null || exit 0; sleep 0.1; done; exit 1' ||

@@ -57,6 +57,8 @@ def main():
         name = page[:-2]
         tool, _, cmd = name.partition("-")
         exe = os.path.join(BUILD, "tools", tool)
+        if not os.path.exists(os.path.join(os.path.dirname(MAN), "tools", tool + ".c")):
+            continue  # a script (rocelab: its configured copy is in the build too)
         if not os.access(exe, os.X_OK):
             if os.path.exists(os.path.join(os.path.dirname(MAN), "tools", tool + ".c")):
                 # A C tool of ours that this build left out (rocecap without libpcap).

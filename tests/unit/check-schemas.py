@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # Every schemas/*.schema.json is a valid JSON Schema and every -j output of
-# rocecheck mapped to it below validates and names its schema version.
+# every tool mapped to it below validates and carries its "schema" member
+# (NAME/VERSION, as the README promises), counters and mesh included.
 import json
 import os
 import socket
@@ -16,6 +17,8 @@ FIX = os.path.join(os.environ["ROCECHECK_FIXTURES"], "sysfs")
 SCHEMAS = sys.argv[1]
 TREES = sorted(os.listdir(FIX))
 TMP = tempfile.mkdtemp(prefix="rck-schemas.")
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
+ID_BASE = "https://github.com/rocecheck/rocecheck/schemas/"
 
 
 def run(args, ok=(0,)):
@@ -114,10 +117,18 @@ def rocecap():
 
 
 def mesh():
-    """A recorded sweep (tests/fixtures/mesh) as the library writes it back."""
+    """A recorded sweep (tests/fixtures/mesh) as the library writes it back,
+    and `rocecheck -j mesh` on loopback agents (TCP probes)."""
     fixture = os.path.join(os.path.dirname(SCHEMAS), "tests", "fixtures", "mesh", "sample.json")
     with open(fixture) as fh:
         yield "recorded sweep " + os.path.basename(fixture), fh.read()
+    env = dict(os.environ, PATH=os.path.dirname(RCK) + os.pathsep + os.environ.get("PATH", ""))
+    p = subprocess.run([RCK, "-j", "mesh", "--hosts", "127.0.0.1,127.0.0.2", "--launcher", "env H={host} {cmd}",
+                        "--transport", "tcp", "--iters", "10", "--test", "lat"],
+                       capture_output=True, text=True, timeout=60, env=env)
+    if p.returncode not in (0, 1):
+        raise AssertionError(f"mesh on loopback: exit {p.returncode}: {p.stderr.strip()}")
+    yield "mesh -j on loopback", p.stdout
 
 
 def analysis():
@@ -178,10 +189,10 @@ def rocedcb():
     rdcb = os.path.join(os.environ["ROCECHECK_BUILD_DIR"], "tools", "rocedcb")
     fix = os.environ["ROCECHECK_FIXTURES"]
     for args, ok in ((["show", "lo", "-j"], (0,)), (["-p", "show", "lo"], (0,)),
-                     (["check", "roce-lossless", "lo", "-j"], (1,)),
+                     (["check", "roce-lossless", "lo", "-j"], (3,)),
                      (["--sysfs-root", os.path.join(fix, "dcb", "sysfs-ofed"), "-j", "show", "ens1f0np0"], (0,)),
                      (["--sysfs-root", os.path.join(FIX, "mlx5"), "-j", "show", "mlx5_0"], (0,)),
-                     (["--sysfs-root", os.path.join(FIX, "mlx5"), "-j", "check", "roce-lossless"], (1,))):
+                     (["--sysfs-root", os.path.join(FIX, "mlx5"), "-j", "check", "roce-lossless"], (3,))):
         p = subprocess.run([rdcb] + args, capture_output=True, text=True, timeout=60)
         if p.returncode not in ok:
             raise AssertionError(f"rocedcb {' '.join(args)}: exit {p.returncode}: {p.stderr.strip()}")
@@ -272,13 +283,20 @@ def main():
             print(f"FAIL: {f} is not a valid JSON Schema: {e.message}")
             fails += 1
             continue
+        # One draft and one $id style across schemas/.
+        if schema.get("$schema") != DRAFT or schema.get("$id") != ID_BASE + f:
+            print(f"FAIL: {f}: want $schema {DRAFT} and $id {ID_BASE + f}")
+            fails += 1
         if f not in OUTPUTS:
             print(f"FAIL: {f}: no outputs mapped to it in {os.path.basename(__file__)}")
             fails += 1
             continue
-        # The version member: "schema" ("rocecheck.NAME/N"), or the mesh's "version".
+        # The "schema" member ("rocecheck.NAME/N"): every document has it.
         props = schema.get("properties", {})
-        vkey = next((k for k in ("schema", "version") if k in props), "schema")
+        vkey = "schema"
+        if vkey not in schema.get("required", []):
+            print(f"FAIL: {f}: \"schema\" is not a required member")
+            fails += 1
         # One layout a file ("const"), or a file of several documents ("enum").
         spec = props.get(vkey, {})
         allowed = [spec["const"]] if "const" in spec else spec.get("enum", [])

@@ -51,7 +51,7 @@ assert d["system_name"] == sys.argv[2], ("system name", d["system_name"])
 assert d["port_description"].endswith(" dA"), ("port description", d["port_description"])
 assert d["ttl"] == 120 and d["chassis_id"]["subtype"] == 4, d
 s = json.load(open(sys.argv[3]))
-jsonschema.Draft7Validator({"$ref": "#/definitions/peer", "definitions": s["definitions"]}).validate(d)
+jsonschema.Draft202012Validator({"$ref": "#/$defs/peer", "$defs": s["$defs"]}).validate(d)
 PY
 "$RDCB" peer dB --lldpad >"$W/peer.txt" || fail "text form"
 kill "$pid"; wait "$pid" 2>/dev/null

@@ -15,7 +15,7 @@ import jsonschema
 mesh = json.load(open(sys.argv[1] + "/mesh.schema.json"))
 topo = json.load(open(sys.argv[1] + "/topo.schema.json"))
 doc = json.load(open(sys.argv[2]))
-errs = list(jsonschema.Draft7Validator(mesh).iter_errors(doc))
+errs = list(jsonschema.Draft202012Validator(mesh).iter_errors(doc))
 vt = jsonschema.validators.validator_for(topo)(topo)
 tops = [h["pcie"]["topo"] for h in doc["hosts"] if h["pcie"]["topo"]]
 for t in tops:
@@ -26,6 +26,6 @@ for e in errs:
 # A snapshot that is not one must not validate.
 bad = json.loads(json.dumps(doc))
 bad["hosts"][0]["pcie"]["topo"]["schema"] = "rocecheck.pcie/2"
-assert list(jsonschema.Draft7Validator(mesh).iter_errors(bad)), "a bad topo validated"
+assert list(jsonschema.Draft202012Validator(mesh).iter_errors(bad)), "a bad topo validated"
 sys.exit(1 if errs else 0)
 PY

@@ -21,11 +21,11 @@ import copy, json, os, sys
 import jsonschema
 
 schema = json.load(open(sys.argv[1]))
-jsonschema.Draft7Validator.check_schema(schema)
-v = jsonschema.Draft7Validator(schema)
+jsonschema.Draft202012Validator.check_schema(schema)
+v = jsonschema.Draft202012Validator(schema)
 # Each DCB port in full against rocedcb.schema.json's port.
 dcb = json.load(open(os.path.join(os.path.dirname(sys.argv[1]), "rocedcb.schema.json")))
-vport = jsonschema.Draft7Validator({"$ref": "#/definitions/port", "definitions": dcb["definitions"]})
+vport = jsonschema.Draft202012Validator({"$ref": "#/$defs/port", "$defs": dcb["$defs"]})
 fail = 0
 docs = {p: json.load(open(p)) for p in sys.argv[2:]}
 for path, doc in docs.items():

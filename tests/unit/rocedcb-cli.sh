@@ -35,8 +35,9 @@ cases=(
 	"2|check|^rocedcb: check: a PROFILE is needed"
 	"2|check no-such-profile lo|^rocedcb: check: no-such-profile: no built-in profile or readable file"
 	"2|check $tmp/bad.profile lo|^rocedcb: check: $tmp/bad.profile:4: roce_tos: '300' is not a number 0-255"
-	"1|check roce-lossless lo|"
-	"1|check $tmp/good.profile lo -j|"
+	# lo has no dcbnl: every field unknown, exit 3 (not drift, not a match).
+	"3|check roce-lossless lo|"
+	"3|check $tmp/good.profile lo -j|"
 	"2|check roce-lossless rck-none0|rck-none0: no such interface"
 	"2|apply|^rocedcb: apply: a PROFILE is needed"
 	"2|apply roce-lossless lo -j|^rocedcb: apply: no JSON output"
@@ -86,6 +87,13 @@ for c in "${cases[@]}"; do
 			{ echo "FAIL: rocedcb $args: JSON does not validate"; fails=$((fails + 1)); }
 	fi
 done
+
+# An unreadable field is UNKNOWN with why, never DRIFT (exit 3 above).
+out=$($wrap "$rdcb" check roce-lossless lo 2>/dev/null)
+grep -qE '^  UNKNOWN pfc.enabled +want 3, have not supported by this driver$' <<<"$out" &&
+	grep -q '^lo: profile roce-lossless, 0 field(s) differ, 11 unknown$' <<<"$out" &&
+	! grep -q DRIFT <<<"$out" ||
+	{ echo "FAIL: check on lo (no dcbnl) must say UNKNOWN, not DRIFT: $out"; fails=$((fails + 1)); }
 
 # Recorded trees: an RDMA device named instead of its netdev, and the vendor
 # driver's knobs (qos/trust, ecn/roce_{np,rp}/enable/PRIO) found and shown.

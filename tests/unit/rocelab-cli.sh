@@ -32,6 +32,16 @@ cases=(
 	"2|perf --name|^rocelab: perf: option --name needs a value$"
 	"2|kill|^rocelab: kill: need NODE$"
 	"0|help|^usage: rocelab COMMAND"
+	"0|--version|^rocelab [0-9]+\.[0-9]+"
+	"0|-V|^rocelab [0-9]+\.[0-9]+"
+	"0|help impair|^usage: rocelab impair NODE"
+	"0|help check|^usage: rocelab check "
+	"0|kill --help|^usage: rocelab kill NODE"
+	"0|host -h|^usage: rocelab host "
+	"0|status --help|^usage: rocelab status "
+	"0|perf n1 n2 --help|^usage: rocelab perf SERVER CLIENT"
+	"2|help bogus|^rocelab: help: unknown command 'bogus'$"
+	"2|help up down|^rocelab: help: unexpected argument 'down'$"
 	"0|demo --help|demo \[--name NAME\] \[--build-dir DIR\] \[--report FILE\]"
 )
 for c in "${cases[@]}"; do
@@ -60,5 +70,13 @@ for c in "${cases[@]}"; do
 		fails=$((fails + 1))
 	fi
 done
+# The copy meson configures for installation names the same version.
+built=${ROCECHECK_BUILD_DIR:-}/tools/rocelab
+n=$((n + 1))
+if [ -z "${ROCECHECK_BUILD_DIR:-}" ] || [ ! -x "$built" ] ||
+	[ "$("$built" --version)" != "$("$rocelab" --version)" ] || grep -q '@ROCELAB_VERSION@' "$built"; then
+	echo "FAIL: the configured rocelab ($built) does not carry the project's version"
+	fails=$((fails + 1))
+fi
 echo "$((n - fails))/$n rocelab CLI cases passed"
 [ "$fails" = 0 ]

@@ -291,8 +291,10 @@ static void test_check(void **state)
 	assert_int_equal(rck_dcb_check(p, d, &diff), 0);
 	n = rck_dcb_diff_count(diff, &bad);
 	assert_int_equal(n, 11);
-	/* ETS bandwidth and TSA differ, and there is no RDMA device (2 fields). */
-	assert_int_equal(bad, 4);
+	/* ETS bandwidth and TSA differ; without an RDMA device the two rdma_cm
+	 * fields do not apply: unknown, not drift. */
+	assert_int_equal(bad, 2);
+	assert_int_equal(rck_dcb_diff_unknowns(diff), 2);
 	assert_int_equal(rck_dcb_diff_field(diff, 0, &field, &want, &have, &match), 0);
 	assert_string_equal(field, "pfc.enabled");
 	assert_true(match);
@@ -302,15 +304,17 @@ static void test_check(void **state)
 	assert_string_equal(have, "ets ets ets ets ets ets ets ets");
 	assert_int_equal(rck_dcb_diff_field(diff, 11, NULL, NULL, NULL, NULL), -ERANGE);
 	rck_dcb_diff_free(diff);
-	/* Without dcbnl every field is a difference saying why. */
+	/* Without dcbnl every field is unknown, saying why; none is drift. */
 	rck_dcb_free(d);
 	d = dcb_alloc("lo");
 	dcb_derive_trust(d);
 	assert_int_equal(rck_dcb_check(p, d, &diff), 0);
 	rck_dcb_diff_count(diff, &bad);
-	assert_int_equal(bad, 11);
-	rck_dcb_diff_field(diff, 0, NULL, NULL, &have, NULL);
+	assert_int_equal(bad, 0);
+	assert_int_equal(rck_dcb_diff_unknowns(diff), 11);
+	rck_dcb_diff_field(diff, 0, NULL, NULL, &have, &match);
 	assert_string_equal(have, "not supported by this driver");
+	assert_false(match);
 	rck_dcb_diff_free(diff);
 	rck_dcb_profile_free(p);
 	rck_dcb_free(d);

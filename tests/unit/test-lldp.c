@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -81,6 +82,36 @@ static void test_full(void **state)
 	assert_int_equal(proto, 48);
 	assert_int_equal(prio, 6);
 	assert_int_equal(rck_lldp_warning_count(l), 0);
+	rck_lldp_free(l);
+}
+
+/* The text names subtypes as lldpctl does and prints arrays with their
+ * indices as `dcb` does; JSON keeps the subtype number beside its name. */
+static void test_words(void **state)
+{
+	static const uint8_t f[] = { ETH, CHASSIS, PORT, TTL, SYSNAME, ETS_CFG, ETS_RECO, PFC, APP, END };
+	struct rck_lldp *l;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	(void)state;
+	assert_int_equal(rck_lldp_decode(f, sizeof(f), &l), 0);
+	out = open_memstream(&buf, &len);
+	assert_int_equal(rck_lldp_write(l, "eth0", RCK_FORMAT_TEXT, out), 0);
+	fclose(out);
+	assert_non_null(strstr(buf, "\n  chassis  mac 00:11:22:33:44:55\n"));
+	assert_non_null(strstr(buf, "\n  port     ifname Eth1/7\n"));
+	assert_non_null(strstr(buf, "enabled 0:off 1:off 2:off 3:on 4:off 5:off 6:off 7:off "));
+	assert_non_null(strstr(buf, "prio_tc     0:0 1:0 2:0 3:3 4:0 5:0 6:6 7:0\n"));
+	free(buf);
+	buf = NULL;
+	out = open_memstream(&buf, &len);
+	assert_int_equal(rck_lldp_write(l, "eth0", RCK_FORMAT_JSON, out), 0);
+	fclose(out);
+	assert_non_null(strstr(buf, "\"chassis_id\":{\"subtype\":4,\"type\":\"mac\",\"id\":\"00:11:22:33:44:55\"}"));
+	assert_non_null(strstr(buf, "\"enabled\":[3]"));
+	free(buf);
 	rck_lldp_free(l);
 }
 
@@ -276,6 +307,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_full),
+		cmocka_unit_test(test_words),
 		cmocka_unit_test(test_minimal_tagged),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_malformed_optional),

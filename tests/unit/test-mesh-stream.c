@@ -190,6 +190,7 @@ static void test_stream_refusals(void **state)
 		{"{" HEAD "," HOSTS ",\"probes\":[", "t: line 1:"},
 		{"{" HEAD "," HOSTS, "t: line 1:"},
 		{"{\"version\":2," HOSTS "," PROBES "}", "unknown version"},
+		{"{\"schema\":\"rocecheck.sweep/1\"," HEAD "," HOSTS "," PROBES "}", "\"schema\" is not rocecheck.mesh/1"},
 		{"{" HOSTS "," PROBES ",\"version\":2,\"start_ns\":0,\"seconds\":1}", "unknown version"},
 		{"{" HEAD "," HOSTS "}", "no \"probes\" array"},
 		{"{" HEAD ",\"hosts\":7," PROBES "}", "no \"hosts\" array"},

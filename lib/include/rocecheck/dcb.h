@@ -121,8 +121,12 @@ struct rck_dcb_diff;
 int rck_dcb_check(const struct rck_dcb_profile *p, const struct rck_dcb *dcb,
 		  struct rck_dcb_diff **out);
 void rck_dcb_diff_free(struct rck_dcb_diff *d);
-/** Number of checked fields and of those that differ. */
+/** Number of checked fields and of those that differ (unknown ones not
+ * counted as differing). */
 size_t rck_dcb_diff_count(const struct rck_dcb_diff *d, size_t *mismatches);
+/** Number of fields the driver could not report or that do not apply
+ * (no RDMA device): neither a match nor a mismatch. */
+size_t rck_dcb_diff_unknowns(const struct rck_dcb_diff *d);
 /** Field @i: name, wanted and found values (text), and whether they match. */
 int rck_dcb_diff_field(const struct rck_dcb_diff *d, size_t i, const char **field,
 		       const char **want, const char **have, bool *match);
