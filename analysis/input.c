@@ -189,7 +189,8 @@ RCK_EXPORT int rck_analysis_set_pattern(struct rck_analysis *a, const char *patt
 		if (*end || errno || v < 2 || v > 65536)
 			return -EINVAL;
 		k = (unsigned int)v;
-	} else if (strcmp(pattern, "full") && strcmp(pattern, "quick") && strcmp(pattern, "pairs")) {
+	} else if (strcmp(pattern, "full") && strcmp(pattern, "quick") && strcmp(pattern, "pairs") &&
+		   strcmp(pattern, "topo")) {
 		return -EINVAL;
 	}
 	p = strdup(pattern);

@@ -296,8 +296,8 @@ int rck_analysis_add_nic(struct rck_analysis *a, unsigned int host,
 			 const struct rck_analysis_nic *nic, unsigned int *idx);
 /**
  * The traffic pattern the samples were measured under: "full", "quick",
- * "pairs" or "incast:K" (K >= 2). Incast samples are judged for lossless
- * behaviour, not for speed. Returns 0, -EINVAL, -ENOMEM.
+ * "pairs", "topo" (judged as full) or "incast:K" (K >= 2). Incast samples
+ * are judged for lossless behaviour, not for speed. Returns 0, -EINVAL, -ENOMEM.
  */
 int rck_analysis_set_pattern(struct rck_analysis *a, const char *pattern);
 /**
