@@ -96,6 +96,7 @@ struct an_nic {
 	char *device;
 	unsigned int port;
 	char *label;                     /* "device/port" */
+	char *netdev;                    /* NULL unknown */
 	double line_rate;
 	uint64_t counters;
 	char *state, *fw_ver;             /* described by its host; state NULL: not */

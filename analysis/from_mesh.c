@@ -68,6 +68,7 @@ static int add_hosts(struct rck_analysis *a, const struct rck_mesh *m, unsigned 
 		an.active_mtu = mn.active_mtu;
 		an.netdev_mtu = mn.netdev_mtu;
 		an.gid_index = mn.gid_index;
+		an.netdev = mn.netdev;
 		rc = rck_analysis_add_nic(a, base_host + host, &an, &got);
 		if (!rc && got != base_nic + nic)
 			rc = -EINVAL;

@@ -62,6 +62,7 @@ RCK_EXPORT void rck_analysis_free(struct rck_analysis *a)
 		free(a->nics[i].label);
 		free(a->nics[i].state);
 		free(a->nics[i].fw_ver);
+		free(a->nics[i].netdev);
 	}
 	for (size_t i = 0; i < a->n_reasons; i++)
 		free(a->reasons[i]);
@@ -144,14 +145,20 @@ RCK_EXPORT int rck_analysis_add_nic(struct rck_analysis *a, unsigned int host,
 	n->device = strdup(nic->device);
 	len = n->device ? snprintf(NULL, 0, "%s/%u", nic->device, nic->port) : -1;
 	n->label = len > 0 ? malloc((size_t)len + 1) : NULL;
-	if (nic->size >= sizeof(*nic) && nic->state) {
+	if (nic->size >= offsetof(struct rck_analysis_nic, gid_index) + sizeof(nic->gid_index) && nic->state) {
 		n->state = strdup(nic->state);
 		n->fw_ver = nic->fw_ver ? strdup(nic->fw_ver) : NULL;
 		n->active_mtu = nic->active_mtu;
 		n->netdev_mtu = nic->netdev_mtu;
 		n->gid_index = nic->gid_index;
 	}
-	if (!n->label || (nic->size >= sizeof(*nic) && nic->state && (!n->state || (nic->fw_ver && !n->fw_ver)))) {
+	if (nic->size >= offsetof(struct rck_analysis_nic, netdev) + sizeof(nic->netdev) && nic->netdev)
+		n->netdev = strdup(nic->netdev);
+	if (!n->label || (nic->size >= offsetof(struct rck_analysis_nic, netdev) + sizeof(nic->netdev) &&
+			  nic->netdev && !n->netdev) ||
+	    (nic->size >= offsetof(struct rck_analysis_nic, gid_index) + sizeof(nic->gid_index) && nic->state &&
+	     (!n->state || (nic->fw_ver && !n->fw_ver)))) {
+		free(n->netdev);
 		free(n->device);
 		free(n->label);
 		free(n->state);
@@ -188,7 +195,8 @@ RCK_EXPORT int rck_analysis_set_pattern(struct rck_analysis *a, const char *patt
 		if (*end || errno || v < 2 || v > 65536)
 			return -EINVAL;
 		k = (unsigned int)v;
-	} else if (strcmp(pattern, "full") && strcmp(pattern, "quick") && strcmp(pattern, "pairs")) {
+	} else if (strcmp(pattern, "full") && strcmp(pattern, "quick") && strcmp(pattern, "pairs") &&
+		   strcmp(pattern, "topo")) {
 		return -EINVAL;
 	}
 	p = strdup(pattern);

@@ -78,6 +78,21 @@ static int map_hosts(struct lc *l, struct host_cable *hc, size_t n)
 	return 0;
 }
 
+/* The NIC of @host bound to @netdev (LLDP names a host NIC by its netdev). */
+static struct nic_key *by_netdev(const struct lc *l, const char *host, const char *netdev)
+{
+	struct nic_key k = {host, "", 0}, *hit = bsearch(&k, l->keys, l->n_nics, sizeof(*l->keys), host_cmp);
+
+	if (!hit || !netdev)
+		return NULL;
+	while (hit > l->keys && !strcmp(hit[-1].host, host))
+		hit--;
+	for (; hit < l->keys + l->n_nics && !strcmp(hit->host, host); hit++)
+		if (l->a->nics[hit->nic].netdev && !strcmp(l->a->nics[hit->nic].netdev, netdev))
+			return hit;
+	return NULL;
+}
+
 static int map_nics(struct lc *l)
 {
 	unsigned int nc = rck_topology_cable_count(l->t);
@@ -100,6 +115,8 @@ static int map_nics(struct lc *l)
 		label_of(cb.nic, lab, sizeof(lab));
 		k = (struct nic_key){cb.host, lab, 0};
 		hit = bsearch(&k, l->keys, l->n_nics, sizeof(*l->keys), key_cmp);
+		if (!hit)
+			hit = by_netdev(l, cb.host, cb.netdev ? cb.netdev : cb.nic);
 		if (hit) {
 			l->nic_sw[hit->nic] = cb.sw;
 			l->nic_port[hit->nic] = cb.port;

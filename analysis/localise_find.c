@@ -99,14 +99,46 @@ static void switch_finding(const struct lc *l, struct rck_report *r, uint32_t c)
 		an_value(f, "hosts_behind", nh);
 }
 
+/* Parts with the very bad probes of part @c: no probe tells them apart
+ * (two leaves under one spine: every probe across crosses both uplinks). */
+static bool same_evidence(const struct lc *l, uint32_t c, uint32_t d)
+{
+	uint32_t n = l->bstart[c + 1] - l->bstart[c];
+
+	return d != c && l->c[d].all == l->c[c].all && n == l->bstart[d + 1] - l->bstart[d] &&
+	       !memcmp(l->bidx + l->bstart[c], l->bidx + l->bstart[d], n * sizeof(*l->bidx));
+}
+
+/* "; the probes cannot tell it from the uplinks of leaf2 and spine": the
+ * other uplinks and switches with the same evidence, named in @buf. */
+static unsigned int alternatives(const struct lc *l, uint32_t c, char *buf, size_t n)
+{
+	unsigned int k = 0;
+	size_t o = 0;
+
+	buf[0] = 0;
+	for (uint32_t s = 0; s < l->n_sw; s++) {
+		uint32_t up = lc_comp(l, lc_kind_of(l, c), s), sw = lc_comp(l, LC_SWITCH, s);
+		const char *name = rck_topology_switch_name(l->t, s);
+		bool u = s != lc_index(l, c) && l->sw_n_up[s] && same_evidence(l, c, up);
+		bool w = same_evidence(l, c, sw);
+
+		if ((u || w) && o < n)
+			o += (size_t)snprintf(buf + o, n - o, "%s%s%s", k ? ", " : "; the probes cannot tell it from ",
+					      u ? "the uplink of " : "switch ", name);
+		k += u || w;
+	}
+	return k;
+}
+
 static void uplink_finding(const struct lc *l, struct rck_report *r, uint32_t c, const char *dir)
 {
 	const struct lc_comp *x = &l->c[c];
 	uint32_t s = lc_index(l, c);
 	const char *name = rck_topology_switch_name(l->t, s), *port = NULL, *up = NULL, *up_port = NULL;
 	struct rck_topology_uplink u = {.size = sizeof(u)};
-	char ev[128], hosts[256], what[512];
-	unsigned int nh = behind(l, s, hosts, sizeof(hosts));
+	char ev[128], hosts[256], what[512], alt[256];
+	unsigned int nh = behind(l, s, hosts, sizeof(hosts)), na = alternatives(l, c, alt, sizeof(alt));
 	struct rck_finding *f;
 
 	/* One uplink: named down to its ports; several: the switch's group. */
@@ -123,11 +155,13 @@ static void uplink_finding(const struct lc *l, struct rck_report *r, uint32_t c,
 		 up_port ? up_port : "");
 	f = an_add(r, RCK_FINDING_UPLINK_DEGRADED, down(x) ? RCK_SEVERITY_CRITICAL : RCK_SEVERITY_DEGRADED,
 		   RCK_ENTITY_SWITCH, name, port, up, up_port,
-		   "%s %s (%s): %u of the %u probes across it bad (%s); the %u hosts under it not drained",
-		   what, down(x) ? "down" : "degraded", dir, x->all_bad, x->all, ev, nh);
+		   "%s %s (%s): %u of the %u probes across it bad (%s); the %u hosts under it not drained%s",
+		   what, down(x) ? "down" : "degraded", dir, x->all_bad, x->all, ev, nh, alt);
 	values(f, x);
-	if (f)
+	if (f) {
 		an_value(f, "uplinks", l->sw_n_up[s]);
+		an_value(f, "alternatives", na);
+	}
 }
 
 static void nic_finding(const struct lc *l, struct rck_report *r, uint32_t n, int32_t other)

@@ -54,9 +54,12 @@ struct rck_mesh_config {
 	unsigned int lldp_capture_ms;
 	enum rck_mesh_schedule schedule;
 	bool pcie;         /* ask each agent for its PCIe paths (coord_pcie.c) */
+	bool topo_lldp;    /* plan by a model of the agents' LLDP (coord_topo.c) */
 };
 
 /* Keep host @h's AG_DCB reply (@p, @len: its payload) in @m: 0, -EBADMSG, -ENOMEM. */
+/* With topo_lldp: the model of @m's LLDP into @m (coord_topo.c). 0 or -errno. */
+int coord_topo_build(const struct rck_mesh_config *c, struct rck_mesh *m);
 int coord_dcb_reply(struct rck_mesh *m, unsigned int h, const uint8_t *p, size_t len);
 /* Keep host @h's AG_PCIE reply in @m: 0, -EBADMSG, -ENOMEM. */
 int coord_pcie_reply(struct rck_mesh *m, unsigned int h, const uint8_t *p, size_t len);

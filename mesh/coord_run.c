@@ -151,8 +151,19 @@ static int retest_hook(struct sweep *s, uint64_t deadline)
 
 static int plan_sweep(struct sweep *s)
 {
+	struct mesh_plan_opts o = s->c->plan;
 	char err[256];
-	int rc = mesh_plan_build(s->m, &s->c->plan, &s->plan, err, sizeof(err));
+	int rc;
+
+	/* The model of the agents' LLDP, now that they answered. */
+	rc = coord_topo_build(s->c, s->m);
+	if (rc) {
+		rck_err(s->ctx, "mesh: cannot build the topology from the agents' LLDP: %s", strerror(-rc));
+		return rc;
+	}
+	if (!o.topo)
+		o.topo = rck_mesh_topology(s->m);
+	rc = mesh_plan_build(s->m, &o, &s->plan, err, sizeof(err));
 
 	if (rc) {
 		rck_err(s->ctx, "mesh: %s", err);

@@ -8,6 +8,7 @@
 #include "grow.h"
 #include "internal.h"
 #include "result.h"
+#include "rocecheck/topology.h"
 
 static const char *const test_names[] = {"bw", "lat"};
 static const char *const status_names[] = {"ok", "failed", "unreachable", "skipped"};
@@ -53,6 +54,7 @@ RCK_EXPORT void rck_mesh_free(struct rck_mesh *m)
 		mesh_host_pcie_clear(&m->hosts[i]);
 		mesh_lldp_clear(&m->hosts[i].lldp);
 	}
+	rck_topology_free(m->topo);
 	for (unsigned int i = 0; i < m->n_nics; i++) {
 		free(m->nics[i].device);
 		free(m->nics[i].netdev);

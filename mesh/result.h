@@ -80,6 +80,7 @@ struct rck_mesh {
 	uint32_t *cell_slots;    /* cell + 1, 0 empty */
 	uint32_t n_cell_slots;
 	char *pattern, *rails;
+	struct rck_topology *topo; /* built from the agents' LLDP, NULL none */
 	uint64_t start_ns;
 	double seconds;
 };

@@ -25,10 +25,13 @@ static int add_hosts(struct rck_mesh_config *mc, const struct rck_preflight_conf
 int preflight_sweep_settings(struct rck_mesh_config *mc, const struct rck_preflight_config *c)
 {
 	/* With a topology the sweep is the topo pattern (per leaf, then across). */
-	int rc = rck_mesh_config_set_pattern(mc, c->quick ? "quick" : c->topo ? "topo" : "full", NULL, 0, NULL);
+	int rc = rck_mesh_config_set_pattern(mc, c->quick ? "quick" : c->topo || c->topo_lldp ? "topo" : "full",
+					     NULL, 0, NULL);
 
 	if (!rc)
 		rc = rck_mesh_config_set_topology(mc, c->topo);
+	if (!rc && !c->topo)
+		rc = rck_mesh_config_set_topology_lldp(mc, c->topo_lldp, c->topo_capture_ms);
 
 	if (!rc)
 		rc = rck_mesh_config_set_rails(mc, c->rails);

@@ -34,6 +34,8 @@ struct rck_preflight_config {
 	atomic_int cancel;
 	_Atomic(struct rck_mesh_config *) running; /* the sweep's, while it runs */
 	const struct rck_topology *topo; /* borrowed (topology.c), NULL none */
+	bool topo_lldp;               /* else from the agents' LLDP (topology.c) */
+	unsigned int topo_capture_ms;
 };
 
 struct pf_bad {

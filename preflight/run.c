@@ -88,7 +88,7 @@ int pf_judge(const struct rck_preflight_config *c, const struct rck_mesh *m, str
 	if (!rc)
 		rc = rck_analysis_add_mesh(a, m);
 	if (!rc)
-		rc = rck_analysis_set_topology(a, c->topo);
+		rc = rck_analysis_set_topology(a, c->topo ? c->topo : rck_mesh_topology(m));
 	/* Spares are judged, never drained nor counted by the breaker (the
 	 * analysis numbers the mesh's hosts as the mesh does). */
 	for (unsigned int i = 0; !rc && i < rck_hostlist_count(c->spares); i++) {

@@ -23,12 +23,13 @@ static void on_signal(int sig)
 }
 
 enum { OPT_HOSTS = 256, OPT_HOSTFILE, OPT_PATTERN, OPT_PAIRS, OPT_DEADLINE, OPT_OUTPUT,
-       OPT_HEATMAP, OPT_FROM, OPT_DCB, OPT_DRY_RUN, OPT_BIDIR, OPT_PCIE, OPT_TOPOLOGY };
+       OPT_HEATMAP, OPT_FROM, OPT_DCB, OPT_DRY_RUN, OPT_BIDIR, OPT_PCIE, OPT_TOPOLOGY,
+       OPT_LLDP_CAPTURE };
 
 const struct cli_opt mesh_opts[] = {
 	{ OPT_HOSTS, 0, "hosts", "LIST", "hosts or a nodelist (node[01-16]); NAME:PORT: an agent on another port" },
 	{ OPT_HOSTFILE, 0, "hostfile", "FILE", "one nodelist expression per line" },
-	{ OPT_PATTERN, 0, "pattern", "P", "full (default), quick, incast:K, topo (with --topology), or pairs (with --pairs)" },
+	{ OPT_PATTERN, 0, "pattern", "P", "full (default; topo with --topology), quick, incast:K, topo (with --topology), or pairs (with --pairs)" },
 	{ OPT_PAIRS, 0, "pairs", "FILE", "explicit \"SRC DST\" pairs, one a line" },
 	SHARED_PROBE_OPTS,
 	{ OPT_DEADLINE, 0, "deadline", "S", "record what has not run after S seconds as skipped" },
@@ -41,8 +42,10 @@ const struct cli_opt mesh_opts[] = {
 	  "full pattern: both directions of a pair at once (n-1 steps; each end's counters see both)" },
 	{ OPT_DRY_RUN, 0, "dry-run", NULL, "print the hosts and the plan; contact no one, start nothing" },
 	{ OPT_DRY_RUN, 0, "list-hosts", NULL, "the same as --dry-run" },
-	{ OPT_TOPOLOGY, 0, "topology", "FILE",
-	  "the switches (topology JSON or Slurm topology.conf): --pattern topo plans by it, --heatmap groups by leaf" },
+	{ OPT_TOPOLOGY, 0, "topology", "FILE|agents",
+	  "the switches (topology JSON, Slurm topology.conf, or agents: the agents' LLDP): --pattern topo plans by it, --heatmap groups by leaf" },
+	{ OPT_LLDP_CAPTURE, 0, "lldp-capture", "MS",
+	  "--topology agents: longest LLDP capture per agent where lldpd has no neighbour (default 31000)" },
 	{ 0 }
 };
 
@@ -108,6 +111,9 @@ static int save(struct cli *cli, const struct rck_mesh *m, const char *output, c
 
 	if (output && (rc = rck_write_file_atomic(output, write_json, &sa)))
 		return cli_fail(cli, rc, "cannot write %s", output);
+	/* --topology agents: the model the sweep built from their LLDP. */
+	if (rck_mesh_topology(m))
+		heatmap_set_topology(rck_mesh_topology(m));
 	return heatmap && heatmap_save(cli, m, NULL, heatmap) ? EXIT_FAIL : 0;
 }
 
@@ -116,6 +122,8 @@ struct mesh_args {
 	struct rck_mesh_config *c;
 	const char *output, *pairs, *pattern, *heatmap, *from, *topology;
 	struct rck_topology *topo;
+	unsigned long capture_ms;
+	bool capture_set;
 	struct rck_launch *launch; /* agents started by --launcher, stopped at the end */
 	struct shared_probe probe; /* the options mesh and preflight share */
 	double deadline;
@@ -163,6 +171,9 @@ static int mesh_opt(struct cli *cli, void *data, int c, const char *arg)
 	case OPT_TOPOLOGY:
 		a->topology = arg;
 		return 0;
+	case OPT_LLDP_CAPTURE:
+		a->capture_set = true;
+		return cli_lldp_capture_opt(cli, arg, &a->capture_ms);
 	case OPT_FROM:
 		a->from = arg;
 		return 0;
@@ -211,7 +222,7 @@ static int launch(struct cli *cli, struct mesh_args *a)
 /* Pattern, key and probe settings once all options are in. */
 static int finish_config(struct cli *cli, struct mesh_args *a)
 {
-	const char *pattern = a->pattern ? a->pattern : a->pairs ? "pairs" : "full";
+	const char *pattern = a->pattern ? a->pattern : a->pairs ? "pairs" : a->topology ? "topo" : "full";
 	uint8_t key[RCK_KEY_MAX];
 	char err[300];
 	size_t len = 0;
@@ -314,7 +325,7 @@ static int load(struct cli *cli, const struct mesh_args *a)
 
 int cmd_mesh(struct cli *cli, int argc, char **argv)
 {
-	struct mesh_args a = { 0 };
+	struct mesh_args a = { .capture_ms = CLI_LLDP_CAPTURE_MS };
 	int rc;
 
 	shared_probe_init(&a.probe);
@@ -330,8 +341,15 @@ int cmd_mesh(struct cli *cli, int argc, char **argv)
 		rc = cli_usage_err(cli, "unexpected argument '%s'", cli->args[0]);
 	if (!rc)
 		rc = cli_topology_load(cli, a.topology, &a.topo);
-	if (!rc && !a.topo && a.pattern && !strcmp(a.pattern, "topo"))
-		rc = cli_bad_args(cli, "--pattern topo needs --topology FILE");
+	if (!rc && !a.topology && a.pattern && !strcmp(a.pattern, "topo"))
+		rc = cli_bad_args(cli, "--pattern topo needs --topology FILE or --topology agents");
+	if (!rc && a.capture_set && !cli_topology_agents(a.topology))
+		rc = cli_usage_err(cli, "--lldp-capture goes with --topology agents");
+	if (!rc && cli_topology_agents(a.topology) && (a.from || a.dry_run))
+		rc = cli_usage_err(cli, "--topology agents asks the agents: not with --from or --dry-run");
+	if (!rc && cli_topology_agents(a.topology) &&
+	    rck_mesh_config_set_topology_lldp(a.c, true, (unsigned int)a.capture_ms))
+		rc = cli_bad_args(cli, "invalid --lldp-capture");
 	if (!rc) {
 		rck_mesh_config_set_topology(a.c, a.topo);
 		heatmap_set_topology(a.topo);

@@ -32,7 +32,8 @@ static void on_signal(int sig)
 }
 
 enum { OPT_HOSTS = 256, OPT_HOSTFILE, OPT_EXPECT, OPT_CONFIG, OPT_QUICK, OPT_DEADLINE, OPT_REPORT,
-       OPT_DRAIN, OPT_FROM_MESH, OPT_RETESTS, OPT_SPARES, OPT_HEATMAP, OPT_DRY_RUN, OPT_TOPOLOGY };
+       OPT_DRAIN, OPT_FROM_MESH, OPT_RETESTS, OPT_SPARES, OPT_HEATMAP, OPT_DRY_RUN, OPT_TOPOLOGY,
+       OPT_LLDP_CAPTURE };
 
 const struct cli_opt preflight_opts[] = {
 	{ OPT_HOSTS, 0, "hosts", "LIST", "hosts or a nodelist (node[01-16]); NAME:PORT: an agent on another port" },
@@ -53,8 +54,10 @@ const struct cli_opt preflight_opts[] = {
 	{ OPT_FROM_MESH, 0, "from-mesh", "FILE", "the same as --from" },
 	{ OPT_DRY_RUN, 0, "dry-run", NULL, "print the hosts and the sweep's plan; contact no one, start nothing" },
 	{ OPT_DRY_RUN, 0, "list-hosts", NULL, "the same as --dry-run" },
-	{ OPT_TOPOLOGY, 0, "topology", "FILE",
-	  "the switches (topology JSON or Slurm topology.conf): sweep per leaf then across (topo), name switch faults, drain no host for them" },
+	{ OPT_TOPOLOGY, 0, "topology", "FILE|agents",
+	  "the switches (topology JSON, Slurm topology.conf, or agents: the agents' LLDP): sweep per leaf then across (topo), name switch faults, drain no host for them" },
+	{ OPT_LLDP_CAPTURE, 0, "lldp-capture", "MS",
+	  "--topology agents: longest LLDP capture per agent where lldpd has no neighbour (default 31000)" },
 	{ 0 }
 };
 
@@ -62,6 +65,8 @@ struct pf_args {
 	struct rck_preflight_config *c;
 	const char *report, *drain, *from_mesh, *config, *heatmap, *topology;
 	struct rck_topology *topo;
+	unsigned long capture_ms;
+	bool capture_set;
 	unsigned int hosts;
 	struct shared_probe probe; /* the options mesh and preflight share */
 	bool dry_run;
@@ -92,6 +97,9 @@ static int pf_opt(struct cli *cli, void *data, int c, const char *arg)
 	case OPT_TOPOLOGY:
 		a->topology = arg;
 		return 0;
+	case OPT_LLDP_CAPTURE:
+		a->capture_set = true;
+		return cli_lldp_capture_opt(cli, arg, &a->capture_ms);
 	case OPT_HOSTS:
 	case OPT_HOSTFILE:
 		rc = c == OPT_HOSTS ? rck_preflight_config_add_hosts(a->c, arg, err, sizeof(err))
@@ -321,6 +329,9 @@ static int run(struct cli *cli, struct pf_args *a)
 	if (a->report && (rc = rck_preflight_save(p, a->report)))
 		cli_msg(cli, "cannot write --report '%s': %s (the verdict is printed all the same)", a->report,
 			strerror(-rc));
+	/* --topology agents: the model the sweep built from their LLDP. */
+	if (cli_topology_agents(a->topology))
+		heatmap_set_topology(rck_mesh_topology(rck_preflight_mesh(p)));
 	if (a->heatmap && heatmap_save(cli, rck_preflight_mesh(p), rck_preflight_report(p), a->heatmap)) {
 		rck_preflight_free(p);
 		return PF_ERROR;
@@ -341,7 +352,7 @@ static int run(struct cli *cli, struct pf_args *a)
 
 int cmd_preflight(struct cli *cli, int argc, char **argv)
 {
-	struct pf_args a = { 0 };
+	struct pf_args a = { .capture_ms = CLI_LLDP_CAPTURE_MS };
 	int rc;
 
 	shared_probe_init(&a.probe);
@@ -359,10 +370,18 @@ int cmd_preflight(struct cli *cli, int argc, char **argv)
 		rc = cli_usage_err(cli, "--from-mesh judges a recorded sweep: no --hosts with it");
 	if (!rc && a.from_mesh && a.dry_run)
 		rc = cli_usage_err(cli, "--from-mesh judges a recorded sweep: no --dry-run with it");
+	if (!rc && cli_topology_agents(a.topology) && (a.from_mesh || a.dry_run))
+		rc = cli_usage_err(cli, "--topology agents asks the agents: not with --from-mesh or --dry-run "
+					"(give a topology file, e.g. one written by rocecheck topology --from-agents)");
+	if (!rc && a.capture_set && !cli_topology_agents(a.topology))
+		rc = cli_usage_err(cli, "--lldp-capture goes with --topology agents");
 	if (!rc)
 		rc = finish_config(cli, &a);
 	if (!rc)
 		rc = cli_topology_load(cli, a.topology, &a.topo);
+	if (!rc && cli_topology_agents(a.topology) &&
+	    rck_preflight_config_set_topology_lldp(a.c, true, (unsigned int)a.capture_ms))
+		rc = cli_bad_args(cli, "invalid --lldp-capture");
 	if (!rc) {
 		rck_preflight_config_set_topology(a.c, a.topo);
 		heatmap_set_topology(a.topo);

@@ -1,4 +1,4 @@
-/* --topology FILE (topo_file.h): the topology a sweep plans by and its
+/* --topology FILE|agents (topo_file.h): the topology a sweep plans by and its
  * analysis localises by, from either file format rocecheck topology reads. */
 #include <errno.h>
 #include <stdio.h>
@@ -29,7 +29,7 @@ int cli_topology_load(struct cli *cli, const char *path, struct rck_topology **o
 	int e, c, rc;
 
 	*out = NULL;
-	if (!path)
+	if (!path || cli_topology_agents(path))
 		return 0;
 	c = first_byte(path, &e);
 	if (e)
@@ -43,5 +43,12 @@ int cli_topology_load(struct cli *cli, const char *path, struct rck_topology **o
 		*out = NULL;
 		return cli_bad_args(cli, "invalid --topology: %s", rc == -ENOMEM ? "out of memory" : *err ? err : path);
 	}
+	return 0;
+}
+
+int cli_lldp_capture_opt(struct cli *cli, const char *arg, unsigned long *ms)
+{
+	if (cli_parse_uint(arg, 0, 120000, ms))
+		return cli_bad_args(cli, "--lldp-capture takes milliseconds, 0..120000");
 	return 0;
 }

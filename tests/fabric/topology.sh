@@ -53,6 +53,74 @@ ok "agents report every NIC's leaf and port as cabled ($(since "$t") s)"
 rx n1 -t 20 -- ping -c 2 -W 3 "${ADDR[5]}" >/dev/null || fail "n1 cannot reach n6 across the spine"
 ok "n1 on leaf1 reaches n6 on leaf2 through the spine"
 
+# --- preflight --topology agents: the model from the agents' LLDP with the
+# spine implied. Healthy first (its median Gb/s), then leaf1's uplink at
+# 5 Mbit/s (one uplink finding, no drain, exit 1), then n2's own link (its
+# NIC and leaf port named). Short probes: 64 KiB x 10, tcg.thresholds.
+cp "$HERE/tcg.thresholds" "$TMPD/lab.conf"
+pf() { # NAME: JSON in $TMPD/NAME.json, exit in PF_RC, wall in PF_S
+	local t
+	t=$(date +%s%N)
+	rm -f "$TMPD"/drained-*
+	timeout 240 "$L" host -- sh -c 'exec "$0" -t 20000 preflight --hosts "$ROCELAB_NODES" --topology agents \
+		--lldp-capture 3000 --config "$1" --size 65536 --iters 10 --retest-passes 2 --deadline 150 \
+		--drain-cmd "touch $2/drained-{host}" --report "$2/$3.json"' \
+		"$RC" "$TMPD/lab.conf" "$TMPD" "$1" >"$TMPD/$1.txt" 2>"$TMPD/$1.err"
+	PF_RC=$?
+	PF_S=$(since "$t")
+	[ -s "$TMPD/$1.json" ] || fail "$1: no report (exit $PF_RC): $(tail -5 "$TMPD/$1.err")"
+}
+# q NAME EXPR: python over d (the report), bad (degraded/critical, suspects
+# and drain_held left out), med (median Gb/s of the bw probes).
+q() {
+	python3 - "$TMPD/$1.json" "$2" <<'PY'
+import json, statistics, sys
+d = json.load(open(sys.argv[1]))
+f = d["report"]["findings"]
+bad = [x for x in f if x["severity"] in ("degraded", "critical") and not x.get("suspect") and x["code"] != "drain_held"]
+# Switch-side: what localisation names. A lone probe_failed (rxe under TCG
+# answered IBV_WC_REM_INV_REQ_ERR once on a healthy lab) is a link's, never these.
+side = [x for x in bad if x["code"] in ("uplink_degraded", "switch_down", "switch_degraded", "cable_bad", "rail_crossed")]
+g = [p["result"]["gbps"] for p in d["mesh"]["probes"] if p["test"] == "bw" and p["result"]["gbps"]]
+med = statistics.median(g) if g else 0
+r = eval(sys.argv[2])
+if r is not True:
+    print(r)
+sys.exit(0 if r else 1)
+PY
+}
+drained() { ls "$TMPD" | grep -c '^drained-'; }
+t_pf=$(date +%s%N)
+pf healthy
+q healthy 'd["mesh"]["pattern"] == "topo" and not side and not d["bad_hosts"]' >/dev/null && [ "$(drained)" = 0 ] ||
+	fail "healthy preflight --topology agents: exit $PF_RC, not topo, or named/drained: $(q healthy '[(x["code"], x["reason"]) for x in bad]')"
+HEALTHY=$(q healthy '"%.4f" % med')
+ok "preflight --topology agents, healthy: exit $PF_RC ($(q healthy 'len(bad)') link findings), topo pattern, nothing switch-side, median $HEALTHY Gb/s ($PF_S s)"
+
+"$L" impair --uplink tor1 rate=5mbit >/dev/null || fail "impair --uplink tor1 rate=5mbit"
+pf uplink
+"$L" impair --uplink tor1 clear >/dev/null || fail "impair --uplink tor1 clear"
+found=$(q uplink '"; ".join(x["code"] + ": " + x["reason"] for x in side)')
+[ "$PF_RC" = 1 ] || fail "leaf1's uplink at 5 Mbit/s: exit $PF_RC (1 expected): $found"
+q uplink '[x["code"] for x in side] == ["uplink_degraded"] and side[0]["host"] == "leaf1" and side[0]["peer_host"] == "spine"' >/dev/null ||
+	fail "leaf1's uplink at 5 Mbit/s: not exactly one uplink finding naming leaf1: $found"
+q uplink 'not d["bad_hosts"]' >/dev/null && [ "$(drained)" = 0 ] || fail "leaf1's uplink slow drained a host: $(ls "$TMPD")"
+ok "leaf1's uplink at 5 Mbit/s (median $(q uplink '"%.4f" % med') Gb/s vs $HEALTHY): exactly one finding: $found; nothing drained ($PF_S s)"
+
+"$L" impair n2 rate=5mbit >/dev/null || fail "impair n2 rate=5mbit"
+pf host
+"$L" impair n2 clear >/dev/null || fail "impair n2 clear"
+found=$(q host '"; ".join(x["code"] + ": " + x["reason"] for x in side)')
+[ "$PF_RC" = 1 ] || fail "n2 at 5 Mbit/s: exit $PF_RC (1 expected): $found"
+q host "[x['code'] for x in side] == ['cable_bad'] and side[0]['host'] == '${ADDR[1]}' and side[0]['peer_host'] == 'leaf1' and side[0]['peer_nic'] == 'swp2'" >/dev/null ||
+	fail "n2 at 5 Mbit/s: no finding naming n2's NIC and leaf1 swp2 alone: $found"
+ok "n2's link at 5 Mbit/s: $found ($PF_S s)"
+say "the three preflights added $(since "$t_pf") s"
+
+# The fabric as cabled now, recorded to compare after the swap below.
+"$L" host -- sh -c 'exec "$0" -t 20000 -j topology --from-agents "$ROCELAB_NODES" --lldp-capture 3000' \
+	"$RC" >"$TMPD/before.json" 2>"$TMPD/before.err" || fail "topology before the swap: $(cat "$TMPD/before.err")"
+
 # --- a cable moved, two cables swapped: the report follows.
 out=$("$L" move n3 tor2) || fail "move n3 tor2: $out"
 [ "$out" = "n3: leaf2 swp4" ] || fail "move said: $out"
@@ -60,6 +128,18 @@ out=$("$L" swap n1 n4) || fail "swap n1 n4: $out"
 check "after move and swap" "n1 leaf2 swp1" "n2 leaf1 swp2" "n3 leaf2 swp4" "n4 leaf1 swp1" "n5 leaf2 swp2" "n6 leaf2 swp3"
 rx n3 -t 20 -- ping -c 2 -W 3 "${ADDR[1]}" >/dev/null || fail "n3 (moved to leaf2) cannot reach n2 on leaf1"
 ok "after move n3 tor2 and swap n1 n4 the agents report n3 on leaf2 swp4, n1 and n4 swapped; n3 still reaches n2"
+
+# --- the swap against the topology recorded before it: topology_conflict
+# findings name both guests (n1 and n4), exit 1.
+"$L" host -- sh -c 'exec "$0" -t 20000 -j topology --topology "$1" --from-agents "$ROCELAB_NODES" --lldp-capture 3000' \
+	"$RC" "$TMPD/before.json" >"$TMPD/swapped.json" 2>/dev/null
+rc=$?
+[ "$rc" = 1 ] || fail "topology against the recording after the swap: exit $rc (1 expected)"
+for n in 0 3; do
+	jq -e --arg h "${ADDR[n]}" '[.findings[] | select(.code == "topology_conflict" and (.reason | contains($h)))] | length >= 1' \
+		"$TMPD/swapped.json" >/dev/null || fail "no topology_conflict naming ${ADDR[n]}: $(jq -c .findings "$TMPD/swapped.json")"
+done
+ok "after swap n1 n4 the topology recorded before conflicts: $(jq -r '[.findings[] | select(.code == "topology_conflict") | .reason] | join("; ")' "$TMPD/swapped.json" | cut -c1-300)"
 
 # --- a topology file that disagrees: a conflict finding, exit 1.
 cat >"$TMPD/fabric.json" <<JSON

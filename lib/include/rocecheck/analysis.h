@@ -226,6 +226,8 @@ struct rck_link_sample {
  * added without an inventory: @state (NULL: not described, nothing below is
  * judged), @active_mtu and @netdev_mtu (0 unknown), @gid_index (the RoCE
  * v2 IPv4 GID's index, -1 none) and @fw_ver (NULL unknown; not judged yet).
+ * @netdev (NULL unknown; callers built before it pass a smaller size): the
+ * bound network interface, by which a topology's LLDP cable finds the NIC.
  */
 struct rck_analysis_nic {
 	size_t size;
@@ -238,6 +240,7 @@ struct rck_analysis_nic {
 	unsigned int active_mtu;
 	unsigned int netdev_mtu;
 	int gid_index;
+	const char *netdev;
 };
 
 /** Opaque analysis input: hosts, their NICs, link samples, thresholds. */
@@ -293,8 +296,8 @@ int rck_analysis_add_nic(struct rck_analysis *a, unsigned int host,
 			 const struct rck_analysis_nic *nic, unsigned int *idx);
 /**
  * The traffic pattern the samples were measured under: "full", "quick",
- * "pairs" or "incast:K" (K >= 2). Incast samples are judged for lossless
- * behaviour, not for speed. Returns 0, -EINVAL, -ENOMEM.
+ * "pairs", "topo" (judged as full) or "incast:K" (K >= 2). Incast samples
+ * are judged for lossless behaviour, not for speed. Returns 0, -EINVAL, -ENOMEM.
  */
 int rck_analysis_set_pattern(struct rck_analysis *a, const char *pattern);
 /**

@@ -547,6 +547,23 @@ struct rck_topology;
  * the sweeps run with @c. Returns 0 or -EINVAL.
  */
 int rck_mesh_config_set_topology(struct rck_mesh_config *c, const struct rck_topology *t);
+/**
+ * Plan by the agents' LLDP instead (@on; a topology set by
+ * rck_mesh_config_set_topology() wins): each agent is asked for its
+ * neighbours as by rck_mesh_config_set_lldp(@capture_ms), and once the hosts
+ * are met the model is built from them (rck_topology_add_mesh_lldp(), source
+ * "agents") with the implied spine (rck_topology_imply_spine()); the topo
+ * pattern plans by it and the result keeps it (rck_mesh_topology()). Hosts
+ * that heard nothing are NICs on no known leaf. Returns 0 or -EINVAL
+ * (@capture_ms past rck_mesh_config_set_lldp()'s limit).
+ */
+int rck_mesh_config_set_topology_lldp(struct rck_mesh_config *c, bool on, unsigned int capture_ms);
+/**
+ * The topology a sweep built from its agents' LLDP
+ * (rck_mesh_config_set_topology_lldp()), owned by @m and freed with it;
+ * NULL when none was built (not asked, a loaded result).
+ */
+const struct rck_topology *rck_mesh_topology(const struct rck_mesh *m);
 
 #ifdef __cplusplus
 }

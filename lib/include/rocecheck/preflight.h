@@ -276,6 +276,20 @@ struct rck_topology;
  * borrowed and must outlive the runs of @c. Returns 0 or -EINVAL.
  */
 int rck_preflight_config_set_topology(struct rck_preflight_config *c, const struct rck_topology *t);
+/**
+ * The topology from the agents' own LLDP (@on), gathered as each sweep
+ * meets its hosts (rck_mesh_config_set_topology_lldp(), a capture of at
+ * most @capture_ms where lldpd knows no neighbour): leaves from the LLDP
+ * chassis, ports from the port IDs, and one implied spine above the
+ * leaves (rck_topology_imply_spine()); the sweep runs the topo pattern
+ * (unless quick) and the analysis localises by that model, which the
+ * result's sweep keeps (rck_mesh_topology() of rck_preflight_mesh()). A
+ * topology set by rck_preflight_config_set_topology() wins. Not for
+ * rck_preflight_from_mesh() nor the dry run (no agent is asked): there the
+ * setting is ignored. Returns 0 or -EINVAL (@capture_ms past the limit of
+ * rck_mesh_config_set_lldp()).
+ */
+int rck_preflight_config_set_topology_lldp(struct rck_preflight_config *c, bool on, unsigned int capture_ms);
 
 #ifdef __cplusplus
 }

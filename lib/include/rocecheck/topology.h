@@ -155,6 +155,19 @@ struct rck_mesh;
  */
 int rck_topology_add_mesh_lldp(struct rck_topology *t, const struct rck_mesh *m, const char *source);
 
+/**
+ * The tier host-side LLDP cannot see: every leaf (a switch with host NICs
+ * cabled to it, none above it nor under it) that no source gave an uplink
+ * hangs off one implied spine named @name (NULL: "spine"), so that probes
+ * between two leaves cross the two leaves' uplinks. The spine is made
+ * (undeclared, tier spine) when new; the leaves get tier leaf where no
+ * source said a tier; the uplinks' ports are unknown; the source is
+ * "implied". Call it after the last source; nothing to imply adds nothing.
+ * Returns 0, -EINVAL, -EEXIST (a switch @name with hosts of its own),
+ * -ENOMEM.
+ */
+int rck_topology_imply_spine(struct rck_topology *t, const char *name);
+
 /* ---- switches ---- */
 unsigned int rck_topology_switch_count(const struct rck_topology *t);
 /** Switch @i's name; NULL past the end. */
