@@ -25,7 +25,7 @@ trap 'rm -rf "$TMP"; lab_down' EXIT
 gsh "ip link set $IF up && /usr/bin/rdma link add rxe1 type rxe netdev $IF" || fail "rxe1 on $IF"
 out=$(g rocedcb show $IF) || fail "show: $out"
 grep -q "^$IF (RDMA rxe1/1)" <<<"$out" || fail "show does not name rxe1: $out"
-grep -q 'requests    1000 1001' <<<"$out" || fail "PFC request counters not shown: $out"
+grep -q 'requests    0:1000 1:1001' <<<"$out" || fail "PFC request counters not shown: $out"
 out=$(g rocedcb show rxe1) || fail "show rxe1: $out"
 grep -q "^$IF (RDMA rxe1/1)" <<<"$out" || fail "show by RDMA device name: $out"
 ok "show $IF (and show rxe1): backs rxe1/1, PFC counters from the driver"
