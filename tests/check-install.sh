@@ -16,6 +16,13 @@ find "$stage" -name 'librocecheck.so.0*' | grep -q . || { echo "FAIL: libroceche
 for m in rocecheck.8 rocecap.8; do
 	find "$stage" -name "$m*" | grep -q . || { echo "FAIL: $m not installed"; exit 1; }
 done
+# Every installed page's version is the library's (meson fills in @VERSION@).
+ver=$(sed -n "s/^ *version *: *'\([^']*\)'.*/\1/p" "$(dirname "$0")/../meson.build" | head -1)
+for m in $(find "$stage" -path '*/man/man*/*' -type f); do
+	page=$(case $m in *.gz) zcat "$m" ;; *) cat "$m" ;; esac)
+	grep -q "^\.TH .*\"rocecheck $ver\"" <<<"$page" ||
+		{ echo "FAIL: $m does not say rocecheck $ver: $(grep '^\.TH' <<<"$page")"; exit 1; }
+done
 
 cat >"$stage/user.c" <<'C'
 #include <rocecheck/rocecheck.h>
