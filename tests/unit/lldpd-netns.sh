@@ -34,8 +34,15 @@ ip link add dA type veth peer name dB || exit 1
 unshare -n bash -c 'for _ in $(seq 1 300); do ip link show dA >/dev/null 2>&1 && break; sleep 0.1; done
 	ip link set dA up && exec timeout 60 lldpd -d -u "$W/sw.sock" -O "$W/sw.conf" -I dA' >"$W/sw.log" 2>&1 &
 pids+=($!)
+# Moved only once the child has its own namespace: moved before its
+# unshare(), dA would stay here and the child wait for it in vain (CI saw it).
 moved=0
-for _ in $(seq 1 300); do ip link set dA netns "${pids[0]}" 2>/dev/null && { moved=1; break; }; sleep 0.1; done
+for _ in $(seq 1 300); do
+	[ "$(readlink "/proc/${pids[0]}/ns/net" 2>/dev/null)" != "$(readlink /proc/self/ns/net)" ] &&
+		[ -n "$(readlink "/proc/${pids[0]}/ns/net" 2>/dev/null)" ] &&
+		ip link set dA netns "${pids[0]}" 2>/dev/null && { moved=1; break; }
+	sleep 0.1
+done
 [ $moved = 1 ] || fail "cannot move dA into the switch's namespace"
 ip link set dB up || fail "dB up"
 timeout 60 lldpd -d -u "$W/host.sock" -O "$W/host.conf" -I dB >"$W/host.log" 2>&1 &
