@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "../../mesh/plan.h"
+#include "../../mesh/retest.h"
 #include "rocecheck/mesh.h"
 #include "rocecheck/topology.h"
 #include "topo-synth.h"
@@ -67,7 +68,40 @@ static unsigned int leaf_of(const struct tsyn *f, unsigned int hosts_in_topo, ui
 	return r * 1000 + h / f->per_leaf;
 }
 
-static void check(const struct tsyn *f, unsigned int mesh_hosts)
+/* Retest rounds over every task of the plan (a sweep that failed
+ * everything): no NIC in two probes of one round, even across rounds
+ * past the 64 the bitmap packs. */
+static void check_retest(const struct mesh_plan *p)
+{
+	uint32_t *tasks = malloc((p->n_tasks + 1) * sizeof(*tasks)), *round = malloc((p->n_tasks + 1) * sizeof(*round));
+	long nr;
+
+	assert_non_null(tasks);
+	assert_non_null(round);
+	for (size_t t = 0; t < p->n_tasks; t++)
+		tasks[t] = (uint32_t)t;
+	nr = mesh_retest_rounds(p, tasks, p->n_tasks, round);
+	assert_true(nr > 0);
+	for (long r = 0; r < nr; r++) {
+		uint8_t *used = calloc(p->n_nics + 1, 1);
+
+		assert_non_null(used);
+		for (size_t t = 0; t < p->n_tasks; t++) {
+			if (round[t] != (uint32_t)r)
+				continue;
+			if (used[p->tasks[t].src] || used[p->tasks[t].dst])
+				fail_msg("retest round %ld: a NIC of %u -> %u twice", r, p->tasks[t].src, p->tasks[t].dst);
+			used[p->tasks[t].src] = used[p->tasks[t].dst] = 1;
+		}
+		free(used);
+	}
+	free(tasks);
+	free(round);
+}
+
+/* @uplinks: also require every full leaf's uplink loaded both ways (not
+ * possible against a smaller leaf: 5+1 has one NIC to receive). */
+static void check(const struct tsyn *f, unsigned int mesh_hosts, bool uplinks)
 {
 	struct rck_mesh *m = make_mesh(mesh_hosts, f->rails);
 	struct rck_topology *t = make_topo(f);
@@ -93,8 +127,13 @@ static void check(const struct tsyn *f, unsigned int mesh_hosts)
 				const struct mesh_task *x = &p->tasks[p->units[u].first_task + k];
 				unsigned int ls = leaf_of(f, f->hosts, x->src), ld = leaf_of(f, f->hosts, x->dst);
 
+				if (x->src == x->dst)
+					fail_msg("step %zu: NIC %u probes itself", s, x->src);
+				/* The topo plan is one way per probe (no bidir units): a
+				 * NIC neither sends nor receives twice, nor does both. */
 				if (seen[x->src] || seen[x->dst])
-					fail_msg("step %zu: a NIC twice", s);
+					fail_msg("step %zu: NIC %u or %u in two probes (%u hosts, %u a leaf, %u rails)", s,
+						 x->src, x->dst, f->hosts, f->per_leaf, f->rails);
 				seen[x->src] = seen[x->dst] = 1;
 				assert_int_equal(x->src % f->rails, x->dst % f->rails);
 				pair[(size_t)x->src * nn + x->dst] = 1;
@@ -141,10 +180,11 @@ static void check(const struct tsyn *f, unsigned int mesh_hosts)
 					for (unsigned int hb = gb * f->per_leaf; hb < (gb + 1) * f->per_leaf && hb < f->hosts && !any; hb++)
 						any = pair[(size_t)(ha * f->rails + r) * nn + hb * f->rails + r];
 				if (!any)
-					fail_msg("leaf r%u-g%u -> r%u-g%u never probed", r, ga, r, gb);
+					fail_msg("leaf r%u-g%u -> r%u-g%u never probed (%u hosts, %u a leaf)", r, ga, r, gb,
+						 f->hosts, f->per_leaf);
 			}
 	/* Full leaves (per_leaf NICs) carry their whole rate out and in. */
-	for (unsigned int r = 0; r < f->rails; r++)
+	for (unsigned int r = 0; r < f->rails && uplinks; r++)
 		for (unsigned int g = 0; g < f->hosts / f->per_leaf; g++)
 			if (leaf_pair[190000 + r * 1000 + g] != 3)
 				fail_msg("leaf r%u-g%u: uplink not loaded both ways (%u)", r, g,
@@ -154,6 +194,7 @@ static void check(const struct tsyn *f, unsigned int mesh_hosts)
 		for (uint32_t b = f->hosts * f->rails; b < nn; b++)
 			if (a != b && a % f->rails == b % f->rails && !pair[(size_t)a * nn + b])
 				fail_msg("unplaced NICs %u -> %u not probed", a, b);
+	check_retest(p);
 	free(pair);
 	free(seen);
 	free(leaf_pair);
@@ -167,7 +208,7 @@ static void test_even(void **state)
 	const struct tsyn f = {.hosts = 64, .rails = 2, .per_leaf = 8, .spines = 1, .gbps = 400, .slow_uplink = -1};
 
 	(void)state;
-	check(&f, 64);
+	check(&f, 64, true);
 }
 
 static void test_uneven(void **state)
@@ -176,7 +217,7 @@ static void test_uneven(void **state)
 	const struct tsyn f = {.hosts = 53, .rails = 3, .per_leaf = 8, .spines = 2, .gbps = 400, .slow_uplink = -1};
 
 	(void)state;
-	check(&f, 56);
+	check(&f, 56, true);
 }
 
 static void test_two_leaves(void **state)
@@ -184,7 +225,28 @@ static void test_two_leaves(void **state)
 	const struct tsyn f = {.hosts = 6, .rails = 1, .per_leaf = 3, .spines = 1, .gbps = 100, .slow_uplink = -1};
 
 	(void)state;
-	check(&f, 6);
+	check(&f, 6, true);
+}
+
+/* Small and uneven shapes: 2 and 3 leaves, 3+3, 4+2, 5+1, 4+4+1, 3+3+1,
+ * 2+2+1, 1 and 8 rails, some hosts on no leaf. */
+static void test_shapes(void **state)
+{
+	static const unsigned int shape[][4] = {
+		/* hosts, per leaf, rails, hosts in the mesh */
+		{6, 3, 1, 6}, {6, 4, 1, 6}, {6, 5, 1, 6}, {6, 3, 8, 6}, {6, 4, 8, 6}, {6, 5, 8, 6},
+		{9, 3, 1, 9}, {9, 4, 1, 9}, {7, 3, 1, 7}, {5, 2, 1, 5}, {7, 3, 2, 8}, {9, 4, 8, 10},
+		{2, 1, 1, 2}, {3, 2, 1, 3}, {4, 2, 1, 4}, {12, 5, 1, 12}, {13, 6, 3, 13}, {11, 4, 1, 13},
+		{17, 8, 1, 17}, {20, 8, 2, 20}, {40, 16, 1, 40}, {33, 16, 1, 33}, {24, 9, 1, 24},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(shape) / sizeof(shape[0]); i++) {
+		const struct tsyn f = {.hosts = shape[i][0], .per_leaf = shape[i][1], .rails = shape[i][2],
+				       .spines = 1, .gbps = 100, .slow_uplink = -1};
+
+		check(&f, shape[i][3], false);
+	}
 }
 
 static void test_no_topology(void **state)
@@ -206,6 +268,7 @@ int main(void)
 		cmocka_unit_test(test_even),
 		cmocka_unit_test(test_uneven),
 		cmocka_unit_test(test_two_leaves),
+		cmocka_unit_test(test_shapes),
 		cmocka_unit_test(test_no_topology),
 	};
 
