@@ -52,8 +52,9 @@ capture_stop() {
 		rx "$n" -- kill -0 "$CAP_PID" 2>/dev/null || break
 		sleep 0.2
 	done
-	# base64: the exec channel carries text.
-	rx "$n" -t 60 -- base64 "/tmp/$name.pcap" | base64 -d >"$T/$name.pcap" || fail "$n: copying $name.pcap"
+	# base64: the exec channel carries text. A loaded host (CI ran a build
+	# beside it) took over 60 s for the loss capture: 180 s, still bounded.
+	rx "$n" -t 180 -- base64 "/tmp/$name.pcap" | base64 -d >"$T/$name.pcap" || fail "$n: copying $name.pcap"
 	say "$name.pcap: $(stat -c %s "$T/$name.pcap") bytes"
 }
 
