@@ -197,7 +197,14 @@ static void *cancel_later(void *arg)
 }
 
 /* 12 probes of 1 s each, at most 2 at once: cancelled after 0.7 s, the
- * run ends soon with what did not run recorded skipped. */
+ * run ends soon with what did not run recorded skipped. Measured 1.3-1.5 s
+ * plain; 1.1-4.1 s under ASan (agents and coordinator each slowed), where
+ * CI saw one run past 4.5 s. */
+#if defined(__SANITIZE_ADDRESS__)
+#define CANCEL_S 8.0
+#else
+#define CANCEL_S 4.5
+#endif
 static void test_cancel(void **state)
 {
 	struct rck_preflight_config *c = loopback(4, 1.0);
@@ -211,7 +218,8 @@ static void test_cancel(void **state)
 	assert_int_equal(pthread_create(&th, NULL, cancel_later, c), 0);
 	rc = rck_preflight_run(ctx, c, &p);
 	pthread_join(th, NULL);
-	assert_true(now() - t0 < 4.5);
+	fprintf(stderr, "cancel took %.2f s\n", now() - t0);
+	assert_true(now() - t0 < CANCEL_S);
 	assert_true(rc == 0 || rc == -ECANCELED);
 	if (!rc) {
 		const struct rck_mesh *m = rck_preflight_mesh(p);
