@@ -8,9 +8,14 @@ cd "$(dirname "$0")/.."
 bash ci/install-deps.sh all || { echo "ci/test.sh: installing dependencies failed" >&2; exit 1; }
 
 status=0
+T0=$(date +%s)
+# Each step says its wall time and the run's so far: CI's budget is 45 minutes.
 step() {
+	local t=$(date +%s) rc=0
 	echo "=== $*"
-	"$@" || { echo "=== FAILED: $*"; status=1; }
+	"$@" || rc=$?
+	[ $rc -eq 0 ] || { echo "=== FAILED: $*"; status=1; }
+	echo "=== $(($(date +%s) - t)) s (at $(($(date +%s) - T0)) s): $1 ${*:2:3}"
 }
 
 # Configure a build folder, or reconfigure one a developer already has.
@@ -43,7 +48,7 @@ done
 step setup build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dwerror=true -Dtests=enabled -Dlldpctl=enabled -Dmicrohttpd=enabled
 step ninja -C build-asan
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	step meson test -C build-asan --suite unit --print-errorlogs --logbase testlog-asan
+	step meson test -C build-asan --suite unit --print-errorlogs --num-processes 2 --logbase testlog-asan
 
 step meson test -C build --setup valgrind --suite unit --print-errorlogs --logbase testlog-valgrind
 

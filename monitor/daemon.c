@@ -278,6 +278,10 @@ RCK_EXPORT int rck_monitor_run(struct rck_monitor *m)
 			wake = next_tick;
 		if (now >= next_poll) {
 			rc = poll_counters(m);
+			/* /metrics says the ports' state from the first poll on, not
+			 * from the first window's end (a restart is no link down) */
+			if (!rc && m->polls == 1)
+				md_metrics_snapshot(m);
 			next_poll += NS;
 			if (next_poll <= now)
 				next_poll = now + NS;

@@ -72,6 +72,8 @@ static void ports(FILE *f, const struct rck_monitor *m)
 
 	mp_family(f, "rocecheck_monitor_link_up", "gauge", "1 when the port's link is up.");
 	for (unsigned int i = 0; i < m->n_ports; i++) {
+		if (!m->ports[i].have_prev) /* not polled yet: no series, not a 0 */
+			continue;
 		fputs("rocecheck_monitor_link_up{", f);
 		dp(f, m->ports[i].device, m->ports[i].port);
 		fprintf(f, "} %d\n", m->ports[i].prev.link_up ? 1 : 0);

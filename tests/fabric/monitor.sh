@@ -108,7 +108,15 @@ for n in "${NODES[@]}"; do
 	rx "$n" -- pgrep -f '^rocecheck monitor --pinglist' >/dev/null || fail "$n: no monitor running"
 	m=$(metrics "$n") || fail "$n: /metrics not reachable from rocelab host"
 	grep -qx 'rocecheck_monitor_up 1' <<<"$m" || fail "$n: /metrics has no rocecheck_monitor_up 1"
-	grep -q "^rocecheck_monitor_link_up{device=\"rxe0\",port=\"1\"} 1" <<<"$m" || fail "$n: /metrics: rxe0 not up"
+	# the first counter poll's snapshot: a second after start, more on a
+	# loaded host (bounded: 15 tries a second apart)
+	for _ in $(seq 15); do
+		grep -q "^rocecheck_monitor_link_up{device=\"rxe0\",port=\"1\"} 1" <<<"$m" && break
+		sleep 1
+		m=$(metrics "$n") || fail "$n: /metrics not reachable from rocelab host"
+	done
+	grep -q "^rocecheck_monitor_link_up{device=\"rxe0\",port=\"1\"} 1" <<<"$m" ||
+		fail "$n: /metrics: rxe0 not up after 15 s: $(grep '^rocecheck_monitor_link_up' <<<"$m" || echo 'no link_up series')"
 done
 fetch_logs
 for n in "${NODES[@]}"; do
