@@ -471,13 +471,15 @@ static unsigned int acted_elsewhere(const struct rck_report *r, const char *h)
 }
 
 /*
- * Healthy links of two scorecard trials whose sequential test reached its
- * bound while their retests sat above the floor; both were link_slow
- * (degraded). A link is confirmed only when its retests' median is below
- * the floor too; these are retested on, and cleared.
+ * Healthy links of three scorecard trials whose sequential test reached
+ * its bound on one retest, or with retests above the floor; all were
+ * link_slow (degraded). A link is confirmed only when two retests at least
+ * agree, their median below the floor; these are retested on, and cleared.
  *  - 16 x 8, a probe in 50 at half speed, healthy: n0012 -> n0009 on rail
  *    7 measured 196.8, then 366.5, 187.1, 366.0 Gb/s (two dips, two 2.6
  *    sigmas low; floor 360.3).
+ *  - 64 x 1, CV 10%, healthy: n0034 -> n0052 measured 236.2, then 241.0
+ *    (each 3.9 sigmas low).
  *  - 256 x 1, CV 2%, a NIC at 0.5 on n0145: n0116 -> n0160 measured
  *    356.3, then 358.4, 369.4 (floor 360.9).
  */
@@ -495,6 +497,15 @@ static void test_link_retests_agree(void **state)
 	assert_true(f.retests[l] > 3);                /* retested past the three */
 	assert_int_equal(acted_elsewhere(r, NULL), 0);
 	assert_int_equal(rck_report_verdict(r), RCK_VERDICT_HEALTHY);
+	assert_int_equal(rck_report_drain_count(r), 0);
+	rck_report_free(r);
+	sf_fini(&f);
+
+	r = replay(&f, 64, 1, 0xf46f5025b9f24d05ULL, SF_NOISE_CV10, SF_HEALTHY);
+	l = sf_link_index(&f, 34, 52, 0);
+	assert_true(fabs(f.first[l] - 236.2) < 0.05);
+	assert_true(f.retests[l] > 1);
+	assert_int_equal(acted_elsewhere(r, NULL), 0);
 	assert_int_equal(rck_report_drain_count(r), 0);
 	rck_report_free(r);
 	sf_fini(&f);
