@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "../dcb/dcb_set.h"
+#include "../mesh/strset.h"
 #include "internal.h"
 #include "rocecheck/analysis.h"
 
@@ -65,7 +66,7 @@ struct rck_thresholds {
 
 /* ---- input (input.c) ---- */
 struct an_host {
-	char *name;
+	char *name;                      /* owned by rck_analysis.host_names */
 	char *unreachable;               /* reason, NULL when reachable */
 	bool spare;                      /* judged, never drained */
 	const struct rck_inventory *inv; /* borrowed */
@@ -123,6 +124,7 @@ struct rck_analysis {
 	unsigned int incast;             /* K of incast:K, 0 otherwise */
 	struct an_host *hosts;
 	unsigned int n_hosts, cap_hosts;
+	struct strset host_names;        /* owns hosts[].name: duplicates found in O(1) */
 	struct an_nic *nics;
 	unsigned int n_nics, cap_nics;
 	struct an_link *links;

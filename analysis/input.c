@@ -53,7 +53,6 @@ RCK_EXPORT void rck_analysis_free(struct rck_analysis *a)
 	if (!a)
 		return;
 	for (unsigned int i = 0; i < a->n_hosts; i++) {
-		free(a->hosts[i].name);
 		free(a->hosts[i].unreachable);
 		dcb_set_clear(&a->hosts[i].dcb);
 	}
@@ -67,6 +66,7 @@ RCK_EXPORT void rck_analysis_free(struct rck_analysis *a)
 	for (size_t i = 0; i < a->n_reasons; i++)
 		free(a->reasons[i]);
 	free(a->reasons);
+	strset_free(&a->host_names);
 	free(a->hosts);
 	free(a->nics);
 	free(a->links);
@@ -82,20 +82,27 @@ RCK_EXPORT int rck_analysis_add_host(struct rck_analysis *a, const char *name,
 {
 	struct an_host *h;
 	size_t cap = a->cap_hosts;
+	char *copy;
+	int rc;
 
 	if (!name || !*name)
 		return -EINVAL;
-	for (unsigned int i = 0; i < a->n_hosts; i++)
-		if (!strcmp(a->hosts[i].name, name))
-			return -EEXIST;
+	if (!strset_find(&a->host_names, name, NULL))
+		return -EEXIST;
 	if (grow((void **)&a->hosts, &cap, a->n_hosts + 1, sizeof(*a->hosts)))
 		return -ENOMEM;
 	a->cap_hosts = (unsigned int)cap;
+	copy = strdup(name);
+	if (!copy)
+		return -ENOMEM;
+	rc = strset_add(&a->host_names, copy, NULL);
+	if (rc) {
+		free(copy);
+		return rc;
+	}
 	h = &a->hosts[a->n_hosts];
 	memset(h, 0, sizeof(*h));
-	h->name = strdup(name);
-	if (!h->name)
-		return -ENOMEM;
+	h->name = copy;
 	h->inv = inv;
 	h->delta = delta;
 	h->first_nic = h->last_nic = AN_NO_NIC;

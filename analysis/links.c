@@ -21,7 +21,8 @@
  *    "healthy" (mean = centre) against "at the floor" (mean = floor, or
  *    link_min_gap sigmas below the centre when the floor is closer) on
  *    all its measurements: slow when the log likelihood ratio reaches
- *    ln(1/link_false_alarm), cleared when it falls to ln(link_miss), and
+ *    its bound and the median of two or more retests alone sits below the
+ *    floor, cleared when it falls to ln(link_miss), and
  *    otherwise one more retest, up to link_retests_max, and past it, up to
  *    link_retests_undecided, for the undecided links leaning to slow. Wald's bound keeps
  *    the false alarm rate per link below link_false_alarm whatever the
@@ -437,12 +438,12 @@ static double llr(double cap, double k, double mid, double x)
 static void judge_bw(const struct rck_analysis *a, struct rck_report *r, const struct an_link *l,
 		     const struct bw_ctx *b, double sig)
 {
-	double c, fl, alt, gap, mid, screen, k, s, sum, cap;
+	double c, fl, alt, gap, mid, screen, k, s, sum, cap, rt[RCK_LINK_RETESTS_MOST], rmed;
 	size_t deep;
 	char u[3][32];
 	unsigned int m = 1;
 	struct rck_finding *f;
-	bool plain;
+	bool plain, agree;
 
 	class_centre(b, l->line_rate, &c, &gap);
 	fl = floor_of(a, c, l->line_rate);
@@ -485,6 +486,7 @@ static void judge_bw(const struct rck_analysis *a, struct rck_report *r, const s
 			continue;
 		s += llr(cap, k, mid, x->gbps);
 		sum += x->gbps;
+		rt[m - 1] = x->gbps; /* input.c keeps n_retests <= RCK_LINK_RETESTS_MOST */
 		m++;
 	}
 	if (m == 1) {
@@ -512,7 +514,17 @@ static void judge_bw(const struct rck_analysis *a, struct rck_report *r, const s
 				last = &a->retests[l->retest + i];
 		s = last && last->gbps < fl ? b->lnA_link : b->lnB;
 	}
-	if (s >= b->lnA_link) {
+	/*
+	 * Two retests at least must agree, their median below the floor, as a
+	 * NIC's (confirm.c): dips and values 3-4 sigmas low brought healthy
+	 * links to the bound on one retest, or with retests above the floor
+	 * (test-verdicts replays them). Past link_retests_max, retests still
+	 * above the floor leave it inconclusive (a link at 0.96, above its
+	 * floor, would otherwise lean slow for ever).
+	 */
+	rmed = an_median(rt, m - 1);
+	agree = plain || (m >= 3 && rmed < fl);
+	if (s >= b->lnA_link && agree) {
 		r->links.confirmed++;
 		f = an_add_link(r, a, l, RCK_FINDING_LINK_SLOW, RCK_SEVERITY_DEGRADED,
 				"%s (mean of %u measurements, %u of them retests alone), below "
@@ -521,6 +533,7 @@ static void judge_bw(const struct rck_analysis *a, struct rck_report *r, const s
 		an_value(f, "gbps", l->value);
 		an_value(f, "mean_gbps", sum / m);
 		an_value(f, "measurements", m);
+		an_value(f, "retest_median_gbps", rmed);
 		an_value(f, "floor_gbps", fl);
 		an_value(f, "fabric_median_gbps", c);
 		an_value(f, "ratio", sum / m / c);
@@ -529,7 +542,7 @@ static void judge_bw(const struct rck_analysis *a, struct rck_report *r, const s
 	} else if (s <= b->lnB) {
 		r->links.cleared++;
 	} else if (l->n_retests >= b->retests_max ||
-		   (l->n_retests >= b->retests_first && s <= 0)) {
+		   (l->n_retests >= b->retests_first && (s <= 0 || (s >= b->lnA_link && !agree)))) {
 		/* Past link_retests_max only links whose evidence leans to
 		 * slow go on: one leaning to healthy would only cost time. */
 		r->links.inconclusive++;

@@ -46,6 +46,41 @@ static int cmp_d(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * Input building: @n hosts added one by one (each checked against those
+ * added before); prints the whole time and the ratio of the last tenth's
+ * time to the first tenth's: about 1 when the duplicate check is linear in
+ * all, about 19 when each check scans every host before it. 0 or -1.
+ */
+static int add_hosts_cost(unsigned int n)
+{
+	struct rck_analysis *a = NULL;
+	double t0, t[2] = {0, 0};
+	unsigned int tenth = n / 10;
+
+	if (rck_analysis_new(NULL, &a))
+		return -1;
+	t0 = cpu();
+	for (unsigned int h = 0; h < n; h++) {
+		char name[32];
+		double t1 = cpu();
+
+		snprintf(name, sizeof(name), "10.%u.%u.%u", h >> 16 & 255, h >> 8 & 255, h & 255);
+		if (rck_analysis_add_host(a, name, NULL, NULL, NULL)) {
+			rck_analysis_free(a);
+			return -1;
+		}
+		if (h < tenth)
+			t[0] += cpu() - t1;
+		else if (h >= n - tenth)
+			t[1] += cpu() - t1;
+	}
+	printf("input: %u hosts added in %.3f s of CPU; ratio last/first tenth %.2f (1: linear, 19: quadratic)\n",
+	       n, cpu() - t0, t[0] > 0 ? t[1] / t[0] : 0);
+	rck_analysis_free(a);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int hosts = argc > 1 ? (unsigned int)atoi(argv[1]) : 1024, runs = 5, retests = 0;
@@ -61,6 +96,8 @@ int main(int argc, char **argv)
 	bool ok;
 
 	if (hosts < 4 || !(factor = calloc(hosts, sizeof(*factor))) || synth_init(&s))
+		return 2;
+	if (add_hosts_cost(20000))
 		return 2;
 	for (unsigned int i = 0; i < hosts; i++)
 		factor[i] = i == hosts / 3 ? 0.5 : 1;

@@ -131,9 +131,9 @@ static void judge(const struct sf_fabric *f, const struct rck_report *r, const s
 	}
 	if (o->verbose && (bad || fd || (!ok && f->fault != SF_HEALTHY))) {
 		flockfile(stdout);
-		printf("-- %s, noise %s, victim n%04u rail %u peer n%04u noisy n%04u: %u right, %u wrong, %u false drains\n",
-		       sf_fault_name(f->fault), sf_noise_name(f->noise), f->victim_host, f->victim_rail, f->victim_peer,
-		       f->noisy_host, ok, bad, fd);
+		printf("-- %s, noise %s, trial seed 0x%016" PRIx64 ", victim n%04u rail %u peer n%04u noisy n%04u: "
+		       "%u right, %u wrong, %u false drains\n", sf_fault_name(f->fault), sf_noise_name(f->noise), f->seed,
+		       f->victim_host, f->victim_rail, f->victim_peer, f->noisy_host, ok, bad, fd);
 		rck_report_write(r, stdout, RCK_FORMAT_TEXT);
 		funlockfile(stdout);
 	}

@@ -53,7 +53,7 @@ static void ends(const struct sf_fabric *f, size_t l, unsigned int *src, unsigne
 		(*dst)++;
 }
 
-static size_t link_index(const struct sf_fabric *f, unsigned int src, unsigned int dst, unsigned int rail)
+size_t sf_link_index(const struct sf_fabric *f, unsigned int src, unsigned int dst, unsigned int rail)
 {
 	return (size_t)rail * f->hosts * (f->hosts - 1) + (size_t)src * (f->hosts - 1) +
 	       (dst < src ? dst : dst - 1);
@@ -278,7 +278,7 @@ int sf_run(struct sf_fabric *f, const struct rck_thresholds *th, unsigned int ma
 			size_t idx;
 
 			rck_report_retest(r, i, NULL, &src, &dst);
-			idx = link_index(f, src / f->rails, dst / f->rails, src % f->rails);
+			idx = sf_link_index(f, src / f->rails, dst / f->rails, src % f->rails);
 			if (f->retests[idx] < RCK_LINK_RETESTS_MOST) {
 				f->retests[idx]++;
 				f->retests_done++;

@@ -68,6 +68,8 @@ struct sf_fabric {
 /* Links (rail-aligned ordered host pairs) and the NIC of (host, rail). */
 size_t sf_links(const struct sf_fabric *f);
 unsigned int sf_nic(const struct sf_fabric *f, unsigned int host, unsigned int rail);
+/* The link from host @src to host @dst on @rail (an index of first[], retests[]). */
+size_t sf_link_index(const struct sf_fabric *f, unsigned int src, unsigned int dst, unsigned int rail);
 /* Host name of host @h ("n0007"); @buf of 16 bytes. */
 const char *sf_host_name(unsigned int h, char *buf);
 int sf_init(struct sf_fabric *f);

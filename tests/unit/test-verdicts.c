@@ -1,6 +1,7 @@
 /* Verdicts an operator acts on, on synthetic fabrics: NICs confirmed before a
  * drain, suspects, noise (inconclusive), the circuit breaker, errors, units. */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 
 #include <rocecheck/analysis.h>
 
+#include "fabric.h"
 #include "synth.h"
 #include "units.h"
 
@@ -436,6 +438,92 @@ static void test_error_drains_nothing(void **state)
 	synth_fini(&s);
 }
 
+/* A scorecard trial (bench/scorecard.c, -v prints its seed): its fabric
+ * and fault, run through the preflight's retest loop. */
+static struct rck_report *replay(struct sf_fabric *f, unsigned int hosts, unsigned int rails, uint64_t seed,
+				 enum sf_noise noise, enum sf_fault fault)
+{
+	struct rck_report *r = NULL;
+
+	*f = (struct sf_fabric){.hosts = hosts, .rails = rails, .mean_gbps = 388, .line_rate = 400, .probe_s = 1};
+	assert_int_equal(sf_fixtures_init(), 0);
+	assert_int_equal(sf_init(f), 0);
+	sf_trial(f, seed, noise, fault);
+	assert_int_equal(sf_run(f, NULL, RCK_LINK_RETESTS_MOST + 2, &r), 0);
+	return r;
+}
+
+/* Findings an operator would act on (degraded or worse, not suspects)
+ * that name neither host @h nor a link from or to it. */
+static unsigned int acted_elsewhere(const struct rck_report *r, const char *h)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < rck_report_finding_count(r); i++) {
+		const struct rck_finding *x = rck_report_finding(r, i);
+		const char *fh = rck_finding_host(x), *ph = rck_finding_peer_host(x);
+
+		if (rck_finding_severity(x) < RCK_SEVERITY_DEGRADED || rck_finding_suspect(x))
+			continue;
+		n += !h || !((fh && !strcmp(fh, h)) || (ph && !strcmp(ph, h)));
+	}
+	return n;
+}
+
+/*
+ * Healthy links of three scorecard trials whose sequential test reached
+ * its bound on one retest, or with retests above the floor; all were
+ * link_slow (degraded). A link is confirmed only when two retests at least
+ * agree, their median below the floor; these are retested on, and cleared.
+ *  - 16 x 8, a probe in 50 at half speed, healthy: n0012 -> n0009 on rail
+ *    7 measured 196.8, then 366.5, 187.1, 366.0 Gb/s (two dips, two 2.6
+ *    sigmas low; floor 360.3).
+ *  - 64 x 1, CV 10%, healthy: n0034 -> n0052 measured 236.2, then 241.0
+ *    (each 3.9 sigmas low).
+ *  - 256 x 1, CV 2%, a NIC at 0.5 on n0145: n0116 -> n0160 measured
+ *    356.3, then 358.4, 369.4 (floor 360.9).
+ */
+static void test_link_retests_agree(void **state)
+{
+	struct sf_fabric f;
+	struct rck_report *r;
+	const char *host;
+	size_t l;
+
+	(void)state;
+	r = replay(&f, 16, 8, 0x6a26bf686d5a1b18ULL, SF_NOISE_DIPS, SF_HEALTHY);
+	l = sf_link_index(&f, 12, 9, 7);
+	assert_true(fabs(f.first[l] - 196.8) < 0.05); /* still the recorded case */
+	assert_true(f.retests[l] > 3);                /* retested past the three */
+	assert_int_equal(acted_elsewhere(r, NULL), 0);
+	assert_int_equal(rck_report_verdict(r), RCK_VERDICT_HEALTHY);
+	assert_int_equal(rck_report_drain_count(r), 0);
+	rck_report_free(r);
+	sf_fini(&f);
+
+	r = replay(&f, 64, 1, 0xf46f5025b9f24d05ULL, SF_NOISE_CV10, SF_HEALTHY);
+	l = sf_link_index(&f, 34, 52, 0);
+	assert_true(fabs(f.first[l] - 236.2) < 0.05);
+	assert_true(f.retests[l] > 1);
+	assert_int_equal(acted_elsewhere(r, NULL), 0);
+	assert_int_equal(rck_report_drain_count(r), 0);
+	rck_report_free(r);
+	sf_fini(&f);
+
+	r = replay(&f, 256, 1, 0xe85e4cac69b970b8ULL, SF_NOISE_CV2, SF_NIC_05);
+	assert_int_equal(f.victim_host, 145);
+	l = sf_link_index(&f, 116, 160, 0);
+	assert_true(fabs(f.first[l] - 356.3) < 0.05);
+	assert_true(f.retests[l] > 2);
+	assert_int_equal(acted_elsewhere(r, "n0145"), 0);
+	assert_non_null(find(r, RCK_FINDING_NIC_DEGRADED)); /* the NIC is still found */
+	assert_int_equal(rck_report_drain_count(r), 1);
+	assert_int_equal(rck_report_drain(r, 0, &host, NULL), 0);
+	assert_string_equal(host, "n0145");
+	rck_report_free(r);
+	sf_fini(&f);
+}
+
 static void test_units(void **state)
 {
 	char b[64];
@@ -468,6 +556,7 @@ int main(void)
 		cmocka_unit_test(test_noise_inconclusive),
 		cmocka_unit_test(test_circuit_breaker),
 		cmocka_unit_test(test_error_drains_nothing),
+		cmocka_unit_test(test_link_retests_agree),
 		cmocka_unit_test(test_units),
 	};
 
