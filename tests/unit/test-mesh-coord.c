@@ -65,6 +65,9 @@ static struct rck_ctx *new_ctx(unsigned int timeout_ms)
 	return ctx;
 }
 
+/* The agents' idle time (rck_agent_opts.idle_s) for those spawned next. */
+static double agent_idle_s = 20;
+
 /* An agent in a child process: its port on the pipe, then it serves until killed. */
 static pid_t spawn_agent(const char *key, unsigned int *port)
 {
@@ -85,7 +88,7 @@ static pid_t spawn_agent(const char *key, unsigned int *port)
 		o.port = 0;
 		o.key = (const uint8_t *)key;
 		o.key_len = strlen(key);
-		o.idle_s = 20;
+		o.idle_s = agent_idle_s;
 		if (rck_agent_new(ctx, &o, &a))
 			_exit(1);
 		got = rck_agent_port(a);
@@ -375,6 +378,51 @@ static void test_retest_bidir(void **state)
 	stop_agents(pids, N);
 	rck_ctx_free(ctx);
 	schedule = RCK_MESH_SCHEDULE_COORDINATOR;
+}
+
+/* Agents that close a session idle for 0.8 s: h2 and h3 are done with the
+ * main pass (one probe) a whole probe of 1.2 s before h0 and h1 (two), so
+ * they hear nothing of the sweep for longer than their idle time unless
+ * the coordinator keeps their sessions alive; then all three cells again
+ * in a retest pass, each measured. */
+static void test_keepalive(void **state)
+{
+	static const char pairs[] = "h0 h1\nh1 h0\nh2 h3\n";
+	struct rck_ctx *ctx = new_ctx(3000);
+	unsigned int ports[N], calls = 0;
+	pid_t pids[N];
+	struct rck_mesh_config *c;
+	struct rck_mesh *m = NULL;
+
+	(void)state;
+	agent_idle_s = 0.8;
+	for (int i = 0; i < N; i++)
+		pids[i] = spawn_agent(KEY, &ports[i]);
+	agent_idle_s = 20;
+	c = config(ports, KEY, 1.2);
+	assert_int_equal(rck_mesh_config_set_pattern(c, "pairs", pairs, strlen(pairs), "pairs"), 0);
+	rck_mesh_config_set_retest(c, hook, &calls, 1);
+	assert_int_equal(rck_mesh_run(ctx, c, &m), 0);
+	assert_int_equal(calls, 1);
+	assert_int_equal(rck_mesh_cell_count(m), 3);
+	for (unsigned int h = 0; h < N; h++)
+		if (rck_mesh_host_unreachable(m, h))
+			fail_msg("h%u unreachable: %s", h, rck_mesh_host_unreachable(m, h));
+	for (unsigned int i = 0; i < rck_mesh_cell_count(m); i++) {
+		struct rck_mesh_meas a = { .size = sizeof(a) };
+
+		assert_int_equal(rck_mesh_cell_attempts(m, i), 2);
+		for (unsigned int k = 0; k < 2; k++) {
+			assert_int_equal(rck_mesh_cell_meas(m, i, k, &a), 0);
+			if (a.status != RCK_MESH_OK)
+				fail_msg("cell %u attempt %u: status %d (%s)", i, k, a.status,
+					 a.reason ? a.reason : "no reason");
+		}
+	}
+	rck_mesh_free(m);
+	rck_mesh_config_free(c);
+	stop_agents(pids, N);
+	rck_ctx_free(ctx);
 }
 
 static void *cancel_later(void *arg)
@@ -677,6 +725,7 @@ int main(void)
 		cmocka_unit_test(test_retest_agents),
 		cmocka_unit_test(test_retest_rounds_agents),
 		cmocka_unit_test(test_retest_bidir),
+		cmocka_unit_test(test_keepalive),
 		cmocka_unit_test(test_cancel),
 		cmocka_unit_test(test_killed_mid_sweep),
 		cmocka_unit_test(test_wrong_key),
