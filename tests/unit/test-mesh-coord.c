@@ -362,11 +362,16 @@ static void test_retest_bidir(void **state)
 		 * once with its reverse's (same step, started together). */
 		assert_int_equal(rck_mesh_cell_meas(m, i, 1, &a), 0);
 		assert_int_equal(rck_mesh_cell_meas(m, rev, 1, &b), 0);
-		/* Under valgrind a retest probe was seen failing (status 2) once,
-		 * at load 26: its attempts are still checked above, not its
-		 * outcome. Not yet explained. */
-		if (under_valgrind())
+		/* Under valgrind a retest was seen unreachable (status 2), most
+		 * likely an agent done early with the main pass that closed its
+		 * idle session; the keepalive keeps it now. A probe may still miss
+		 * its deadline there (status 1, seen at load 8: "authentication
+		 * did not finish in time"), so only that is let pass. */
+		if (under_valgrind()) {
+			assert_int_not_equal(a.status, RCK_MESH_UNREACHABLE);
+			assert_int_not_equal(b.status, RCK_MESH_UNREACHABLE);
 			continue;
+		}
 		assert_int_equal(a.status, RCK_MESH_OK);
 		assert_int_equal(b.status, RCK_MESH_OK);
 		assert_true(a.start_s < b.start_s + b.seconds - SKEW_S && b.start_s < a.start_s + a.seconds - SKEW_S);
@@ -414,7 +419,9 @@ static void test_keepalive(void **state)
 		assert_int_equal(rck_mesh_cell_attempts(m, i), 2);
 		for (unsigned int k = 0; k < 2; k++) {
 			assert_int_equal(rck_mesh_cell_meas(m, i, k, &a), 0);
-			if (a.status != RCK_MESH_OK)
+			/* Under valgrind a probe may miss its deadline (as in
+			 * test_retest_bidir); a session lost never passes. */
+			if (a.status != RCK_MESH_OK && (!under_valgrind() || a.status == RCK_MESH_UNREACHABLE))
 				fail_msg("cell %u attempt %u: status %d (%s)", i, k, a.status,
 					 a.reason ? a.reason : "no reason");
 		}
