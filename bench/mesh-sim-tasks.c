@@ -53,6 +53,8 @@ int sim_tasks_frame(struct sim_tasks *t, int fd, const struct wire_frame *f, uin
 	case AG_STOP:
 		t->next = t->n; /* the rest is dropped: the coordinator skips it */
 		return 1;
+	case AG_DROP: /* a peer gone, or (naming none) the coordinator's keepalive */
+		return 1;
 	default:
 		return 0;
 	}

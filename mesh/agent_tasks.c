@@ -154,6 +154,7 @@ static int on_plan(struct agent_tasks *at, const uint8_t *p, size_t len, const c
 	}
 	if (rep->status)
 		rep->n = 0;
+	rep->idle_ms = at->o->idle_s * 1000 < UINT32_MAX ? (uint32_t)(at->o->idle_s * 1000) : UINT32_MAX;
 	rc = reply_planned(at, rep);
 	free(rep);
 	return rc;
@@ -248,6 +249,8 @@ static int on_drop(struct agent_tasks *at, const uint8_t *p, size_t len, const c
 		rck_warn(at->ctx, "agent: %s: malformed or early DROP, closing", peer);
 		return -EBADMSG;
 	}
+	if (!n) /* the coordinator's keepalive */
+		return 0;
 	pthread_mutex_lock(&at->dlock);
 	if (!at->dropped)
 		at->dropped = calloc(MAX_DROPPED, sizeof(*at->dropped));

@@ -12,7 +12,7 @@ enum {
 	T_STATUS, T_TEXT, T_PROBE_PORT, T_TASK, T_ID, T_ROLE, T_TEST, T_NIC_IDX, T_PEER,
 	T_PEER_PORT, T_PEER_DEV, T_PEER_IBPORT, T_RES, T_GBPS, T_P50, T_P99, T_SECONDS, T_CTR,
 	T_CTR_ID, T_CTR_VAL, T_DROPPED, T_LANES, T_GROUP, T_LANE, T_AHEAD, T_AGO, T_START_AGO,
-	T_MAX = T_START_AGO
+	T_IDLE_MS, T_MAX = T_IDLE_MS
 };
 
 const char *ag_task_type_name(uint16_t type)
@@ -65,6 +65,8 @@ int ag_planned_encode(const struct ag_planned *p, uint8_t *buf, size_t cap, size
 		return -EINVAL;
 	wire_attr_put_u32(&b, T_STATUS, p->status);
 	wire_attr_put_str(&b, T_TEXT, p->text);
+	if (p->idle_ms)
+		wire_attr_put_u32(&b, T_IDLE_MS, p->idle_ms);
 	for (uint32_t i = 0; i < p->n; i++)
 		wire_attr_put_u32(&b, T_PROBE_PORT, p->probe_port[i]);
 	return done(&b, len);
@@ -181,7 +183,7 @@ int ag_planned_decode(const uint8_t *p, size_t len, struct ag_planned *out)
 
 	memset(out, 0, sizeof(*out));
 	if (wire_attr_parse(p, len, tb, T_MAX) || ag_opt_u32(&tb[T_STATUS], &out->status) ||
-	    ag_opt_str(&tb[T_TEXT], out->text, sizeof(out->text)))
+	    ag_opt_str(&tb[T_TEXT], out->text, sizeof(out->text)) || ag_opt_u32(&tb[T_IDLE_MS], &out->idle_ms))
 		return -EBADMSG;
 	while ((rc = wire_attr_next(p, len, &off, &t, &a)) == 1) {
 		if (t != T_PROBE_PORT)

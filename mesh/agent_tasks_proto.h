@@ -19,7 +19,9 @@ enum ag_task_type {
 	AG_GO = 17,      /* the list is whole: run it */
 	AG_TRES = 18,    /* a batch of task results; status 1: the last */
 	AG_STOP = 19,    /* cancel: the agent fails what is left and sends its last batch */
-	AG_DROP = 20,    /* these peers' listeners are gone: fail their tasks without waiting */
+	AG_DROP = 20,    /* these peers' listeners are gone: fail their tasks without waiting;
+			  * one naming no peer is the coordinator's keepalive while the
+			  * sweep is open (every agent that takes PLAN takes it) */
 	AG_TASK_TYPE_MAX = AG_DROP
 };
 
@@ -47,6 +49,8 @@ struct ag_planned {
 	uint32_t status;                 /* 0, or why the listeners could not be made */
 	char text[AG_TEXT_MAX];
 	uint32_t n;                      /* NICs x lanes, NIC-major */
+	uint32_t idle_ms;                /* the agent closes a session silent this long;
+					  * 0: not said (an agent older than the keepalive) */
 	uint32_t probe_port[AG_MAX_NICS * AG_MAX_LANES];
 };
 

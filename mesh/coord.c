@@ -43,6 +43,9 @@ int coord_queue(struct sweep *s, struct host *h, uint16_t type, const uint8_t *p
 	}
 	if (wire_seal(h->fr.sec, &ag_proto, type, p, len, h->out + h->out_len))
 		return -EMSGSIZE;
+	h->sent = wire_now_ns();
+	if (!h->out_len)
+		h->moved = h->sent;
 	h->out_len = need;
 	if (!h->dirty) {
 		h->dirty = true;
@@ -68,6 +71,7 @@ static int flush(struct host *h)
 		if (n < 0)
 			return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -errno;
 		h->out_off += (size_t)n;
+		h->moved = wire_now_ns();
 	}
 	h->out_off = h->out_len = 0;
 	/* A task list's chunk is big; 10,000 hosts must not each keep one. */
@@ -412,6 +416,7 @@ void coord_poll_round(struct sweep *s, int wait_ms)
 	struct epoll_event ev[256];
 	int n;
 
+	coord_keepalive(s);
 	flush_dirty(s);
 	n = epoll_wait(s->ep, ev, 256, wait_ms);
 	for (int i = 0; i < n; i++)

@@ -223,6 +223,7 @@ static void frame(struct sweep *s, struct host *h, const struct wire_frame *f)
 		} else {
 			memcpy(d->probe_port, pl->probe_port, pl->n * sizeof(pl->probe_port[0]));
 			set_st(s, d, D_PLANNED);
+			coord_keep_start(h, pl->idle_ms);
 		}
 		return;
 	}

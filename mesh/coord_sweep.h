@@ -33,6 +33,9 @@ struct host {
 	char (*nic_addr)[64];
 	uint32_t armed;        /* epoll events registered */
 	bool dirty;            /* on the flush list */
+	uint64_t sent;         /* the last frame queued */
+	uint64_t moved;        /* output queued: when it last moved (or was queued) */
+	uint32_t keep_ms;      /* keepalive interval while the sweep is open; 0: none */
 };
 
 /* The test of a plan task being recorded (coord_record()). */
@@ -63,6 +66,7 @@ struct sweep {
 	uint8_t *in;           /* INBUF bytes read at once from one connection */
 	uint32_t *dirty;       /* hosts with output queued since the last flush */
 	size_t n_dirty;
+	uint64_t keep_next;    /* the next keepalive round (coord_keep.c) */
 	struct delegate *dg;   /* the schedule (coord_sched.c) while it runs */
 	const struct coord_ops *ops; /* its hooks for the connections, while it runs */
 };
@@ -105,6 +109,14 @@ void coord_host_dead(struct sweep *s, struct host *h, const char *fmt, ...)
 void coord_poll_round(struct sweep *s, int wait_ms);
 bool coord_stopping(struct sweep *s, uint64_t deadline);
 uint32_t coord_host_of(const struct sweep *s, uint32_t nic);
+
+/* coord_keep.c: while the sweep is open, a session that heard nothing from
+ * us for a third of its agent's idle time gets a keepalive, and one whose
+ * output has not moved for longer than that idle time and the timeout is
+ * dead. coord_keep_start(): from @h's PLANNED on (@idle_ms 0: not said);
+ * coord_keepalive(): from every poll round. */
+void coord_keep_start(struct host *h, uint32_t idle_ms);
+void coord_keepalive(struct sweep *s);
 
 /* coord_record.c: results into the sweep result. */
 void coord_record(struct sweep *s, uint32_t t, enum rck_mesh_status st, const char *reason,

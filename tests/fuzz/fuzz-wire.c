@@ -40,7 +40,7 @@ static void dcb_payload(const uint8_t *p, size_t len)
 static void tasks_payload(uint16_t type, const uint8_t *p, size_t len)
 {
 	static struct ag_plan plan;
-	static struct ag_planned pl;
+	static struct ag_planned pl, pl2;
 	static struct ag_task t[AG_TASKS_PER_FRAME];
 	static struct ag_tres r[AG_TRES_PER_FRAME];
 	static struct ag_peer gone[AG_MAX_NICS];
@@ -54,8 +54,10 @@ static void tasks_payload(uint16_t type, const uint8_t *p, size_t len)
 			abort();
 		break;
 	case AG_PLANNED:
+		/* The agent's idle time (the keepalive's interval) survives too. */
 		if (!ag_planned_decode(p, len, &pl) &&
-		    (ag_planned_encode(&pl, out, sizeof(out), &olen) || ag_planned_decode(out, olen, &pl)))
+		    (ag_planned_encode(&pl, out, sizeof(out), &olen) || ag_planned_decode(out, olen, &pl2) ||
+		     pl2.n != pl.n || pl2.idle_ms != pl.idle_ms))
 			abort();
 		break;
 	case AG_TASKS:

@@ -65,6 +65,9 @@ static struct rck_ctx *new_ctx(unsigned int timeout_ms)
 	return ctx;
 }
 
+/* The agents' idle time (rck_agent_opts.idle_s) for those spawned next. */
+static double agent_idle_s = 20;
+
 /* An agent in a child process: its port on the pipe, then it serves until killed. */
 static pid_t spawn_agent(const char *key, unsigned int *port)
 {
@@ -85,7 +88,7 @@ static pid_t spawn_agent(const char *key, unsigned int *port)
 		o.port = 0;
 		o.key = (const uint8_t *)key;
 		o.key_len = strlen(key);
-		o.idle_s = 20;
+		o.idle_s = agent_idle_s;
 		if (rck_agent_new(ctx, &o, &a))
 			_exit(1);
 		got = rck_agent_port(a);
@@ -359,11 +362,16 @@ static void test_retest_bidir(void **state)
 		 * once with its reverse's (same step, started together). */
 		assert_int_equal(rck_mesh_cell_meas(m, i, 1, &a), 0);
 		assert_int_equal(rck_mesh_cell_meas(m, rev, 1, &b), 0);
-		/* Under valgrind a retest probe was seen failing (status 2) once,
-		 * at load 26: its attempts are still checked above, not its
-		 * outcome. Not yet explained. */
-		if (under_valgrind())
+		/* Under valgrind a retest was seen unreachable (status 2), most
+		 * likely an agent done early with the main pass that closed its
+		 * idle session; the keepalive keeps it now. A probe may still miss
+		 * its deadline there (status 1, seen at load 8: "authentication
+		 * did not finish in time"), so only that is let pass. */
+		if (under_valgrind()) {
+			assert_int_not_equal(a.status, RCK_MESH_UNREACHABLE);
+			assert_int_not_equal(b.status, RCK_MESH_UNREACHABLE);
 			continue;
+		}
 		assert_int_equal(a.status, RCK_MESH_OK);
 		assert_int_equal(b.status, RCK_MESH_OK);
 		assert_true(a.start_s < b.start_s + b.seconds - SKEW_S && b.start_s < a.start_s + a.seconds - SKEW_S);
@@ -375,6 +383,53 @@ static void test_retest_bidir(void **state)
 	stop_agents(pids, N);
 	rck_ctx_free(ctx);
 	schedule = RCK_MESH_SCHEDULE_COORDINATOR;
+}
+
+/* Agents that close a session idle for 0.8 s: h2 and h3 are done with the
+ * main pass (one probe) a whole probe of 1.2 s before h0 and h1 (two), so
+ * they hear nothing of the sweep for longer than their idle time unless
+ * the coordinator keeps their sessions alive; then all three cells again
+ * in a retest pass, each measured. */
+static void test_keepalive(void **state)
+{
+	static const char pairs[] = "h0 h1\nh1 h0\nh2 h3\n";
+	struct rck_ctx *ctx = new_ctx(3000);
+	unsigned int ports[N], calls = 0;
+	pid_t pids[N];
+	struct rck_mesh_config *c;
+	struct rck_mesh *m = NULL;
+
+	(void)state;
+	agent_idle_s = 0.8;
+	for (int i = 0; i < N; i++)
+		pids[i] = spawn_agent(KEY, &ports[i]);
+	agent_idle_s = 20;
+	c = config(ports, KEY, 1.2);
+	assert_int_equal(rck_mesh_config_set_pattern(c, "pairs", pairs, strlen(pairs), "pairs"), 0);
+	rck_mesh_config_set_retest(c, hook, &calls, 1);
+	assert_int_equal(rck_mesh_run(ctx, c, &m), 0);
+	assert_int_equal(calls, 1);
+	assert_int_equal(rck_mesh_cell_count(m), 3);
+	for (unsigned int h = 0; h < N; h++)
+		if (rck_mesh_host_unreachable(m, h))
+			fail_msg("h%u unreachable: %s", h, rck_mesh_host_unreachable(m, h));
+	for (unsigned int i = 0; i < rck_mesh_cell_count(m); i++) {
+		struct rck_mesh_meas a = { .size = sizeof(a) };
+
+		assert_int_equal(rck_mesh_cell_attempts(m, i), 2);
+		for (unsigned int k = 0; k < 2; k++) {
+			assert_int_equal(rck_mesh_cell_meas(m, i, k, &a), 0);
+			/* Under valgrind a probe may miss its deadline (as in
+			 * test_retest_bidir); a session lost never passes. */
+			if (a.status != RCK_MESH_OK && (!under_valgrind() || a.status == RCK_MESH_UNREACHABLE))
+				fail_msg("cell %u attempt %u: status %d (%s)", i, k, a.status,
+					 a.reason ? a.reason : "no reason");
+		}
+	}
+	rck_mesh_free(m);
+	rck_mesh_config_free(c);
+	stop_agents(pids, N);
+	rck_ctx_free(ctx);
 }
 
 static void *cancel_later(void *arg)
@@ -677,6 +732,7 @@ int main(void)
 		cmocka_unit_test(test_retest_agents),
 		cmocka_unit_test(test_retest_rounds_agents),
 		cmocka_unit_test(test_retest_bidir),
+		cmocka_unit_test(test_keepalive),
 		cmocka_unit_test(test_cancel),
 		cmocka_unit_test(test_killed_mid_sweep),
 		cmocka_unit_test(test_wrong_key),

@@ -108,6 +108,8 @@ static void fake_agent(int lfd, enum fake mode)
 			if (mode != FAKE_SILENT)
 				report_all(fd, ends, n_ends, buf);
 			break;
+		case AG_DROP: /* a peer gone, or the coordinator's keepalive */
+			break;
 		default: /* CLOSE */
 			_exit(0);
 		}

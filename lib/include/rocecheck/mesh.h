@@ -469,7 +469,9 @@ int rck_mesh_config_set_deadline(struct rck_mesh_config *c, double seconds);
 void rck_mesh_config_set_progress(struct rck_mesh_config *c, rck_mesh_progress_fn fn, void *data);
 void rck_mesh_config_set_suspect(struct rck_mesh_config *c, rck_mesh_suspect_fn fn, void *data);
 /** The retest hook and the most times it is asked for cells (@passes; 0
- * or a NULL @fn: never). */
+ * or a NULL @fn: never). It runs on the sweep's thread between passes,
+ * when no keepalive reaches the agents: it must return well within their
+ * idle time (rck_agent_opts.idle_s). */
 void rck_mesh_config_set_retest(struct rck_mesh_config *c, rck_mesh_retest_fn fn, void *data,
 				unsigned int passes);
 /** Kept for one release; both values run the one engine: the agents run
