@@ -99,6 +99,13 @@ static void log_stderr(void *data, int prio, const char *msg)
 		cli_msg(cli, "info: %s", msg);
 }
 
+const char *cli_config_file(const char *given)
+{
+	const char *env = getenv("ROCECHECK_CONFIG");
+
+	return given ? given : env && *env ? env : NULL;
+}
+
 /* ------------------------------------------------------------ numbers */
 
 int cli_parse_uint(const char *arg, unsigned long min, unsigned long max, unsigned long *out)
