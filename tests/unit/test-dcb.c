@@ -469,6 +469,20 @@ static void expect_plan(const struct rck_dcb_change_log *log, const char *const 
 	}
 }
 
+/* Profile @text planned on @d: the lines @want of kinds @kind. */
+static void check_plan(const char *text, const struct rck_dcb *d, const char *const *want,
+		       const enum rck_dcb_change_kind *kind, size_t n)
+{
+	struct rck_dcb_change_log *log;
+	struct rck_dcb_profile *p;
+
+	assert_int_equal(rck_dcb_profile_parse(text, strlen(text), "t", NULL, 0, &p), 0);
+	assert_int_equal(dcb_apply_plan(p, d, &log), 0);
+	expect_plan(log, want, kind, n);
+	rck_dcb_change_log_free(log);
+	rck_dcb_profile_free(p);
+}
+
 static void test_apply_plan(void **state)
 {
 	static const char *const full[] = {
@@ -496,7 +510,6 @@ static void test_apply_plan(void **state)
 				       K = RCK_DCB_CHANGE_SKIPPED;
 	const enum rck_dcb_change_kind k_full[] = { S, K }, k_app[] = { U, U, S, S, K },
 				       k_rec[] = { U, U, U, U };
-	const char *text;
 	struct nl_msg *msg = ieee_reply(31);
 	struct rck_dcb *d = dcb_alloc("dcbtest0");
 	struct rck_dcb_change_log *log;
@@ -519,16 +532,11 @@ static void test_apply_plan(void **state)
 	msg = ieee_reply(0);
 	d = dcb_alloc("dcbtest0");
 	assert_int_equal(dcbnl_parse_ieee(nlmsg_hdr(msg), d), 0);
-	text = "name = x\npfc = 3\ndscp = 26:5 48:6\nets_prio_tc = 0 1 2 3 4 5 6 7\n"
-	       "ets_tc_bw = 10 10 10 40 10 10 0 10\nets_tsa = ets ets ets ets ets ets strict ets\n"
-	       "roce_tos = 106\nroce_mode = 2\n";
-	assert_int_equal(rck_dcb_profile_parse(text, strlen(text), "t", NULL, 0, &p), 0);
-	assert_int_equal(dcb_apply_plan(p, d, &log), 0);
-	expect_plan(log, app_only, k_app, 5);
-	rck_dcb_change_log_free(log);
+	check_plan("name = x\npfc = 3\ndscp = 26:5 48:6\nets_prio_tc = 0 1 2 3 4 5 6 7\n"
+		   "ets_tc_bw = 10 10 10 40 10 10 0 10\nets_tsa = ets ets ets ets ets ets strict ets\n"
+		   "roce_tos = 106\nroce_mode = 2\n", d, app_only, k_app, 5);
 	rck_dcb_free(d);
 	nlmsg_free(msg);
-	rck_dcb_profile_free(p);
 
 	/* A recorded tree (nothing from dcbnl or configfs) of an RDMA port. */
 	d = dcb_alloc("ens1f0np0");
@@ -536,13 +544,9 @@ static void test_apply_plan(void **state)
 		d->err[f] = -ENODATA;
 	d->rdma_dev = strdup("mlx5_0");
 	d->rdma_port = 1;
-	text = "name = x\ndcbx = host ieee\nroce_priority = 3\ndscp = 26:5\nroce_tos = 106\n";
-	assert_int_equal(rck_dcb_profile_parse(text, strlen(text), "t", NULL, 0, &p), 0);
-	assert_int_equal(dcb_apply_plan(p, d, &log), 0);
-	expect_plan(log, recorded, k_rec, 4);
-	rck_dcb_change_log_free(log);
+	check_plan("name = x\ndcbx = host ieee\nroce_priority = 3\ndscp = 26:5\nroce_tos = 106\n", d, recorded,
+		   k_rec, 4);
 	rck_dcb_free(d);
-	rck_dcb_profile_free(p);
 }
 
 int main(void)
