@@ -8,6 +8,7 @@
 #include "../mesh/grow.h"
 #include "../topology/topo_int.h"
 #include "analysis_int.h"
+#include "units.h"
 
 /* Names compared with digit runs as numbers: mlx5_2 before mlx5_10. */
 static int natcmp(const char *a, const char *b)
@@ -447,23 +448,24 @@ static int port_speeds(struct lc *l)
 			for (size_t p = 0; p < t->n_ports; p++) {
 				const struct tp_port *pt = &t->ports[p];
 				struct rck_finding *f;
-				char why[600];
+				char why[600], have[32], want[32];
 
 				if (role[p] != ro || t->sw[pt->sw].tier != tier || !(pt->gbps > 0) || pt->gbps == mode)
 					continue;
 				if (ro == 1) {
 					const struct tp_cable *c = &t->cables[pt->cable];
 
-					snprintf(why, sizeof(why), "switch %s port %s (to %s %s) runs at %g Gb/s, its peers at %g",
-						 t->sw[pt->sw].name, pt->name, tp_host_name(t, c->host), c->nic, pt->gbps, mode);
+					snprintf(why, sizeof(why), "switch %s port %s (to %s %s) runs at %s, its peers at %s",
+						 t->sw[pt->sw].name, pt->name, tp_host_name(t, c->host), c->nic,
+						 units_rate(have, sizeof(have), pt->gbps), units_rate(want, sizeof(want), mode));
 					f = an_add(l->r, RCK_FINDING_SWITCH_PORT_SPEED, RCK_SEVERITY_DEGRADED, RCK_ENTITY_LINK,
 						   tp_host_name(t, c->host), c->nic, t->sw[pt->sw].name, pt->name, "%s", why);
 				} else {
 					const struct tp_uplink *u = &t->uplinks[other[p]];
 
-					snprintf(why, sizeof(why), "switch %s port %s (uplink %s to %s) runs at %g Gb/s, its peers at %g",
+					snprintf(why, sizeof(why), "switch %s port %s (uplink %s to %s) runs at %s, its peers at %s",
 						 t->sw[pt->sw].name, pt->name, t->sw[u->lower].name, t->sw[u->upper].name,
-						 pt->gbps, mode);
+						 units_rate(have, sizeof(have), pt->gbps), units_rate(want, sizeof(want), mode));
 					f = an_add(l->r, RCK_FINDING_SWITCH_PORT_SPEED, RCK_SEVERITY_DEGRADED, RCK_ENTITY_LINK,
 						   t->sw[u->lower].name, port_name(t, u->lport), t->sw[u->upper].name,
 						   port_name(t, u->uport), "%s", why);

@@ -2,6 +2,7 @@
  * saved state): planned steps in a safe order, written one at a time, and
  * on a failure the done steps undone in reverse order. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +14,11 @@ enum step_kind { ST_DCBX, ST_ETS, ST_BUFFER, ST_MAXRATE, ST_PFC, ST_APP_ADD, ST_
 
 struct step {
 	enum step_kind kind;
+	/* A dry run's entry that is not a write: the current value could not
+	 * be read (unknown), or the part does not apply (skipped). */
+	enum rck_dcb_change_kind what;
 	struct dcb_app_ent app;
-	char text[200];
+	char text[256];
 	bool done, undone;
 };
 
@@ -29,10 +33,13 @@ struct rck_dcb_change_log {
 struct plan {
 	const struct rck_dcb *cur, *tgt;
 	struct rck_dcb_change_log *log;
+	/* A dry run of a profile: parts the profile names but the port cannot
+	 * report are planned as "unknown -> X" instead of refused. */
+	const struct rck_dcb_profile *dry;
 };
 
-static int push(struct rck_dcb_change_log *log, enum step_kind kind, const struct dcb_app_ent *app,
-		const char *text)
+static int push_as(struct rck_dcb_change_log *log, enum step_kind kind, enum rck_dcb_change_kind what,
+		   const struct dcb_app_ent *app, const char *text)
 {
 	struct step *n = realloc(log->s, (log->n + 1) * sizeof(*n));
 
@@ -41,11 +48,18 @@ static int push(struct rck_dcb_change_log *log, enum step_kind kind, const struc
 	log->s = n;
 	memset(&n[log->n], 0, sizeof(*n));
 	n[log->n].kind = kind;
+	n[log->n].what = what;
 	if (app)
 		n[log->n].app = *app;
 	snprintf(n[log->n].text, sizeof(n[log->n].text), "%s", text);
 	log->n++;
 	return 0;
+}
+
+static int push(struct rck_dcb_change_log *log, enum step_kind kind, const struct dcb_app_ent *app,
+		const char *text)
+{
+	return push_as(log, kind, RCK_DCB_CHANGE_SET, app, text);
 }
 
 /* The ETS fields a set writes (ets_cap describes the device, not a setting). */
@@ -62,7 +76,7 @@ static bool ets_differs(const struct ieee_ets *a, const struct ieee_ets *b)
 static int plan_ets(struct plan *pl)
 {
 	const struct ieee_ets *a = &pl->cur->ets, *b = &pl->tgt->ets;
-	char text[200], x[40], y[40];
+	char text[256], x[64], y[64];
 	size_t o;
 
 	if (!ets_differs(a, b))
@@ -78,24 +92,122 @@ static int plan_ets(struct plan *pl)
 		dcb_u8_list(b->tc_tx_bw, false, y, sizeof(y));
 		o += (size_t)snprintf(text + o, sizeof(text) - o, " tc_bw [%s] -> [%s]", x, y);
 	}
-	if (memcmp(a->tc_tsa, b->tc_tsa, DCB_NPRIO) && o < sizeof(text))
-		o += (size_t)snprintf(text + o, sizeof(text) - o, " tc_tsa changed");
+	if (memcmp(a->tc_tsa, b->tc_tsa, DCB_NPRIO) && o < sizeof(text)) {
+		dcb_u8_list(a->tc_tsa, true, x, sizeof(x));
+		dcb_u8_list(b->tc_tsa, true, y, sizeof(y));
+		o += (size_t)snprintf(text + o, sizeof(text) - o, " tc_tsa [%s] -> [%s]", x, y);
+	}
 	if (o == 4)
 		snprintf(text + o, sizeof(text) - o, " willing/cbs/recommendation changed");
 	return push(pl->log, ST_ETS, NULL, text);
 }
 
+/* A dry run's entry for a part the profile sets but the port cannot report
+ * (err): "unknown -> X" with why. */
+__attribute__((format(printf, 5, 6)))
+static int unknown(struct plan *pl, enum step_kind kind, const struct dcb_app_ent *app, int err,
+		   const char *fmt, ...)
+{
+	char text[256];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if (n >= 0 && (size_t)n < sizeof(text))
+		snprintf(text + n, sizeof(text) - (size_t)n, " (%s)", dcb_err_str(err));
+	return push_as(pl->log, kind, RCK_DCB_CHANGE_UNKNOWN, app, text);
+}
+
+static int unknown_ets(struct plan *pl)
+{
+	const struct ieee_ets *b = &pl->tgt->ets;
+	const struct rck_dcb_profile *p = pl->dry;
+	char text[256], y[64];
+	size_t o = (size_t)snprintf(text, sizeof(text), "ets:");
+
+	if (p->has_prio_tc) {
+		dcb_u8_list(b->prio_tc, false, y, sizeof(y));
+		o += (size_t)snprintf(text + o, sizeof(text) - o, " prio_tc unknown -> [%s]", y);
+	}
+	if (p->has_tc_bw && o < sizeof(text)) {
+		dcb_u8_list(b->tc_tx_bw, false, y, sizeof(y));
+		o += (size_t)snprintf(text + o, sizeof(text) - o, " tc_bw unknown -> [%s]", y);
+	}
+	if (p->has_tsa && o < sizeof(text)) {
+		dcb_u8_list(b->tc_tsa, true, y, sizeof(y));
+		snprintf(text + o, sizeof(text) - o, " tc_tsa unknown -> [%s]", y);
+	}
+	return unknown(pl, ST_ETS, NULL, pl->cur->err[RCK_DCB_ETS], "%s", text);
+}
+
+static int unknown_pfc(struct plan *pl)
+{
+	const struct rck_dcb_profile *p = pl->dry;
+	int err = pl->cur->err[RCK_DCB_PFC];
+	char y[40];
+
+	if (!p->has_pfc)
+		return unknown(pl, ST_PFC, NULL, err, "pfc: priority %u unknown -> on", p->roce_prio);
+	dcb_prio_list(p->pfc, y, sizeof(y));
+	return unknown(pl, ST_PFC, NULL, err, "pfc: enabled unknown -> %s", y);
+}
+
+static int unknown_apps(struct plan *pl)
+{
+	const struct rck_dcb_profile *p = pl->dry;
+	int rc = 0;
+	char sb[16];
+
+	for (size_t i = 0; i < p->n_dscp && !rc; i++) {
+		const struct dcb_app_ent *a = &p->dscp[i];
+
+		rc = unknown(pl, ST_APP_ADD, a, pl->cur->err[RCK_DCB_APP], "app: %s %u priority unknown -> %u",
+			     dcb_selector_name(a->selector, sb, sizeof(sb)), a->protocol, a->priority);
+	}
+	return rc;
+}
+
+/* rdma_cm defaults a profile sets, on a port whose defaults cannot be read
+ * or that has no RDMA device (then apply leaves them: skipped). */
+static int unknown_cm(struct plan *pl)
+{
+	const struct rck_dcb *c = pl->cur, *t = pl->tgt;
+	const struct rck_dcb_profile *p = pl->dry;
+	const char *from = c->rdma_dev ? " unknown" : "";
+	char text[256], what[128] = "";
+	size_t o = 0;
+
+	if (p->has_tos)
+		o = (size_t)snprintf(what, sizeof(what), "default_roce_tos%s -> %u", from, t->roce_tos);
+	if (p->has_mode)
+		snprintf(what + o, sizeof(what) - o, "%sdefault_roce_mode%s -> %s", o ? ", " : "", from,
+			 t->roce_mode);
+	if (!c->rdma_dev) {
+		snprintf(text, sizeof(text), "rdma_cm: %s left out: no RDMA device on this interface", what);
+		return push_as(pl->log, ST_CM, RCK_DCB_CHANGE_SKIPPED, NULL, text);
+	}
+	return unknown(pl, ST_CM, NULL, c->err[RCK_DCB_RDMA_CM], "rdma_cm %s/%u: %s", c->rdma_dev,
+		       c->rdma_port, what);
+}
+
 static int plan_all(struct plan *pl)
 {
 	const struct rck_dcb *c = pl->cur, *t = pl->tgt;
-	char text[200], x[40], y[40], sb[16];
+	const struct rck_dcb_profile *p = pl->dry;
+	char text[256], x[40], y[40], sb[16];
 	int rc = 0;
 
-	if (!c->err[RCK_DCB_DCBX] && !t->err[RCK_DCB_DCBX] && c->dcbx != t->dcbx) {
+	if (p && p->has_dcbx && c->err[RCK_DCB_DCBX])
+		rc = unknown(pl, ST_DCBX, NULL, c->err[RCK_DCB_DCBX], "dcbx: mode unknown -> 0x%x", t->dcbx);
+	else if (!c->err[RCK_DCB_DCBX] && !t->err[RCK_DCB_DCBX] && c->dcbx != t->dcbx) {
 		snprintf(text, sizeof(text), "dcbx: mode 0x%x -> 0x%x", c->dcbx, t->dcbx);
 		rc = push(pl->log, ST_DCBX, NULL, text);
 	}
-	if (!rc && !c->err[RCK_DCB_ETS] && !t->err[RCK_DCB_ETS])
+	if (!rc && p && (p->has_prio_tc || p->has_tc_bw || p->has_tsa) && c->err[RCK_DCB_ETS])
+		rc = unknown_ets(pl);
+	else if (!rc && !c->err[RCK_DCB_ETS] && !t->err[RCK_DCB_ETS])
 		rc = plan_ets(pl);
 	if (!rc && !c->err[RCK_DCB_BUFFER] && !t->err[RCK_DCB_BUFFER] &&
 	    (memcmp(c->buffer.prio2buffer, t->buffer.prio2buffer, DCB_NPRIO) ||
@@ -108,16 +220,20 @@ static int plan_all(struct plan *pl)
 	if (!rc && !c->err[RCK_DCB_MAXRATE] && !t->err[RCK_DCB_MAXRATE] &&
 	    memcmp(c->maxrate.tc_maxrate, t->maxrate.tc_maxrate, sizeof(c->maxrate.tc_maxrate)))
 		rc = push(pl->log, ST_MAXRATE, NULL, "maxrate: per-TC maximum rates set");
-	if (!rc && !c->err[RCK_DCB_PFC] && !t->err[RCK_DCB_PFC] &&
-	    (c->pfc.pfc_en != t->pfc.pfc_en || c->pfc.delay != t->pfc.delay || c->pfc.mbc != t->pfc.mbc)) {
+	if (!rc && p && (p->has_pfc || p->has_roce_prio) && c->err[RCK_DCB_PFC])
+		rc = unknown_pfc(pl);
+	else if (!rc && !c->err[RCK_DCB_PFC] && !t->err[RCK_DCB_PFC] &&
+		 (c->pfc.pfc_en != t->pfc.pfc_en || c->pfc.delay != t->pfc.delay || c->pfc.mbc != t->pfc.mbc)) {
 		dcb_prio_list(c->pfc.pfc_en, x, sizeof(x));
 		dcb_prio_list(t->pfc.pfc_en, y, sizeof(y));
 		snprintf(text, sizeof(text), "pfc: enabled %s -> %s%s", x, y,
 			 c->pfc.delay != t->pfc.delay || c->pfc.mbc != t->pfc.mbc ? ", delay/mbc set" : "");
 		rc = push(pl->log, ST_PFC, NULL, text);
 	}
+	if (!rc && p && p->n_dscp && c->err[RCK_DCB_APP])
+		rc = unknown_apps(pl);
 	/* New mappings before removing old ones: a DSCP value is never unmapped in between. */
-	if (!c->err[RCK_DCB_APP] && !t->err[RCK_DCB_APP]) {
+	else if (!c->err[RCK_DCB_APP] && !t->err[RCK_DCB_APP]) {
 		for (size_t i = 0; i < t->n_apps && !rc; i++) {
 			const struct dcb_app_ent *a = &t->apps[i];
 
@@ -137,8 +253,10 @@ static int plan_all(struct plan *pl)
 			rc = push(pl->log, ST_APP_DEL, a, text);
 		}
 	}
-	if (!rc && c->rdma_dev && !c->err[RCK_DCB_RDMA_CM] && !t->err[RCK_DCB_RDMA_CM] &&
-	    (c->roce_tos != t->roce_tos || strcmp(c->roce_mode, t->roce_mode))) {
+	if (!rc && p && (p->has_tos || p->has_mode) && (!c->rdma_dev || c->err[RCK_DCB_RDMA_CM]))
+		rc = unknown_cm(pl);
+	else if (!rc && c->rdma_dev && !c->err[RCK_DCB_RDMA_CM] && !t->err[RCK_DCB_RDMA_CM] &&
+		 (c->roce_tos != t->roce_tos || strcmp(c->roce_mode, t->roce_mode))) {
 		size_t o = (size_t)snprintf(text, sizeof(text), "rdma_cm %s/%u:", c->rdma_dev, c->rdma_port);
 
 		if (c->roce_tos != t->roce_tos)
@@ -244,10 +362,12 @@ static int execute(const struct rck_ctx *ctx, struct plan *pl)
 	return rc;
 }
 
+/* With @dry a dry run of that profile: nothing written, unreadable parts planned as unknown. */
 static int transition(struct rck_ctx *ctx, const struct rck_dcb *cur, const struct rck_dcb *tgt,
-		      const char *state_path, bool dry_run, struct rck_dcb_change_log *log)
+		      const struct rck_dcb_profile *dry, const char *state_path, bool dry_run,
+		      struct rck_dcb_change_log *log)
 {
-	struct plan pl = { cur, tgt, log };
+	struct plan pl = { cur, tgt, log, dry };
 	int rc = plan_all(&pl);
 
 	if (!rc && !dry_run && log->n) {
@@ -265,8 +385,9 @@ static int transition(struct rck_ctx *ctx, const struct rck_dcb *cur, const stru
 }
 
 /* The profile applied on top of the current state; -EOPNOTSUPP (with the
- * feature in @failed) when the profile needs what the driver lacks. */
-static int profile_target(const struct rck_dcb_profile *p, const struct rck_dcb *cur,
+ * feature in @failed) when the profile needs what the driver lacks, unless
+ * @dry_run: a plan then shows such parts as unknown. */
+static int profile_target(const struct rck_dcb_profile *p, const struct rck_dcb *cur, bool dry_run,
 			  struct rck_dcb **out, char *failed, size_t len)
 {
 	struct rck_dcb *t;
@@ -279,7 +400,7 @@ static int profile_target(const struct rck_dcb_profile *p, const struct rck_dcb 
 	};
 	static const char *const names[] = { "pfc", "ets", "app", "rdma_cm", "dcbx" };
 
-	for (size_t i = 0; i < RCK_ARRAY_SIZE(need); i++)
+	for (size_t i = 0; i < RCK_ARRAY_SIZE(need) && !dry_run; i++)
 		if (need[i][0] && cur->err[need[i][1]]) {
 			snprintf(failed, len, "%s", names[i]);
 			return cur->err[need[i][1]];
@@ -346,12 +467,29 @@ RCK_EXPORT int rck_dcb_apply(struct rck_ctx *ctx, const struct rck_dcb_profile *
 		make_lines(log);
 		return rc;
 	}
-	rc = profile_target(p, cur, &tgt, log->failed, sizeof(log->failed));
+	rc = profile_target(p, cur, dry_run, &tgt, log->failed, sizeof(log->failed));
 	if (!rc)
-		rc = transition(ctx, cur, tgt, state_path, dry_run, log);
+		rc = transition(ctx, cur, tgt, dry_run ? p : NULL, state_path, dry_run, log);
 	else
 		make_lines(log);
 	rck_dcb_free(cur);
+	rck_dcb_free(tgt);
+	return rc;
+}
+
+int dcb_apply_plan(const struct rck_dcb_profile *p, const struct rck_dcb *cur,
+		   struct rck_dcb_change_log **out)
+{
+	struct rck_dcb_change_log *log = log_new();
+	struct rck_dcb *tgt = NULL;
+	int rc;
+
+	*out = log;
+	if (!log)
+		return -ENOMEM;
+	rc = profile_target(p, cur, true, &tgt, log->failed, sizeof(log->failed));
+	if (!rc)
+		rc = transition(NULL, cur, tgt, p, NULL, true, log);
 	rck_dcb_free(tgt);
 	return rc;
 }
@@ -384,7 +522,7 @@ RCK_EXPORT int rck_dcb_restore(struct rck_ctx *ctx, const char *state_path, cons
 	}
 	rc = rck_dcb_read(ctx, saved->ifname, &cur);
 	if (!rc)
-		rc = transition(ctx, cur, saved, NULL, false, log);
+		rc = transition(ctx, cur, saved, NULL, NULL, false, log);
 	else {
 		snprintf(log->failed, sizeof(log->failed), "reading the current state");
 		make_lines(log);
@@ -418,6 +556,11 @@ RCK_EXPORT const char *rck_dcb_change(const struct rck_dcb_change_log *log, size
 	if (rolled_back)
 		*rolled_back = log->s[i].undone;
 	return log->lines[i];
+}
+
+RCK_EXPORT enum rck_dcb_change_kind rck_dcb_change_kind(const struct rck_dcb_change_log *log, size_t i)
+{
+	return log->lines && i < log->n ? log->s[i].what : RCK_DCB_CHANGE_SET;
 }
 
 RCK_EXPORT const char *rck_dcb_change_failed_step(const struct rck_dcb_change_log *log)

@@ -127,6 +127,13 @@ int dcb_diff_add(struct rck_dcb_diff *d, const char *field, const char *want, co
 /* A field that cannot be read or does not apply: unknown, @why as "have". */
 int dcb_diff_add_unknown(struct rck_dcb_diff *d, const char *field, const char *want, const char *why);
 
+/* The plan of a dry-run apply of @p on @cur (apply.c): every change from
+ * -> to, parts the port cannot report as "unknown -> X (why)"
+ * (RCK_DCB_CHANGE_UNKNOWN), rdma_cm on a port without an RDMA device as
+ * skipped. *out is set (free it) whenever it could be allocated. */
+int dcb_apply_plan(const struct rck_dcb_profile *p, const struct rck_dcb *cur,
+		   struct rck_dcb_change_log **out);
+
 /* lldpad's answer to a neighbor-TLV request (@len bytes of text) for
  * @ifname (lldpad.c): 0, -ENODEV, -ENODATA, -EIO, -EBADMSG, -ENOMEM. */
 int dcb_lldpad_parse(const char *rsp, size_t len, const char *ifname, struct rck_lldp **out);

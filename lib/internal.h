@@ -26,6 +26,8 @@ struct rck_ctx {
 void rck_log(const struct rck_ctx *ctx, int priority, const char *fmt, ...) RCK_PRINTF(3, 4);
 #define rck_err(ctx, ...) rck_log(ctx, LOG_ERR, __VA_ARGS__)
 #define rck_warn(ctx, ...) rck_log(ctx, LOG_WARNING, __VA_ARGS__)
+/* What a daemon says by default (its listen socket, a refused peer). */
+#define rck_notice(ctx, ...) rck_log(ctx, LOG_NOTICE, __VA_ARGS__)
 #define rck_info(ctx, ...) rck_log(ctx, LOG_INFO, __VA_ARGS__)
 #define rck_dbg(ctx, ...) rck_log(ctx, LOG_DEBUG, __VA_ARGS__)
 

@@ -143,6 +143,34 @@ static int accept_some(struct agent_door *d, uint64_t now)
 	return 0;
 }
 
+/* At the end of a window, how many failures went unlogged in it. */
+static void auth_log_window(struct agent_door *d, uint64_t now)
+{
+	if (now - d->auth_log_start < DOOR_AUTH_LOG_WINDOW_S * 1000000000ull)
+		return;
+	if (d->auth_unlogged)
+		rck_notice(d->ctx, "%u more failed authentications in %u s were not logged",
+			   d->auth_unlogged, DOOR_AUTH_LOG_WINDOW_S);
+	d->auth_log_start = now;
+	d->auth_logged = d->auth_unlogged = 0;
+}
+
+/* One failed authentication from @peer ("ADDR port N"), rate-limited. The
+ * lines carry no "agent:" of their own: only the agent logs notices, and
+ * its tool names itself. */
+static void auth_failed(struct agent_door *d, const char *peer, const char *why)
+{
+	auth_log_window(d, wire_now_ns());
+	if (d->auth_logged < DOOR_AUTH_LOG_MAX) {
+		rck_notice(d->ctx, "authentication failed from %s: %s", peer, why);
+		if (++d->auth_logged == DOOR_AUTH_LOG_MAX)
+			rck_notice(d->ctx, "%u failed authentications in %u s: the next are counted, not logged",
+				   DOOR_AUTH_LOG_MAX, DOOR_AUTH_LOG_WINDOW_S);
+	} else {
+		d->auth_unlogged++;
+	}
+}
+
 /* Connection @i's first frame is whole: with keys, its answer to the
  * challenge. Returns 1 when it starts the session, 0 when dropped,
  * -EACCES when its key was wrong (dropped). */
@@ -154,8 +182,10 @@ static int authenticate(struct agent_door *d, unsigned int i)
 	int rc = -EBADMSG;
 
 	if (c->fr.h.type != WIRE_T_AUTH) {
-		rck_warn(d->ctx, "agent: %s: authentication failed: peer did not answer the challenge (frame type 0x%04x)",
-			 c->peer, c->fr.h.type);
+		char why[80];
+
+		snprintf(why, sizeof(why), "no answer to the challenge (frame type 0x%04x)", c->fr.h.type);
+		auth_failed(d, c->peer, why);
 		drop(d, i);
 		return 0;
 	}
@@ -177,9 +207,8 @@ static int authenticate(struct agent_door *d, unsigned int i)
 		len = wire_auth_fail(out, sizeof(out));
 		(void)!wire_send(c->fd, &ag_proto, WIRE_T_AUTH_FAIL, out, len, wire_now_ns() + SEND_NS);
 	}
-	rck_warn(d->ctx, "agent: %s: authentication failed: %s", c->peer,
-		 rc == -EACCES ? "peer's key is wrong"
-		 : rc == -EBADMSG ? "malformed answer to the challenge" : strerror(-rc));
+	auth_failed(d, c->peer, rc == -EACCES ? "wrong key"
+			       : rc == -EBADMSG ? "malformed answer to the challenge" : strerror(-rc));
 	drop(d, i);
 	return rc == -EACCES ? -EACCES : 0;
 }
@@ -214,6 +243,7 @@ int agent_door_wait(struct agent_door *d, uint64_t deadline, volatile sig_atomic
 
 		if (*stop)
 			return -EINTR;
+		auth_log_window(d, now);
 		for (unsigned int i = d->n; i-- > 0;) {
 			if (d->conn[i].deadline <= now) {
 				rck_info(d->ctx, "agent: %s dropped: no %s within %u ms", d->conn[i].peer,

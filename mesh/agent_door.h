@@ -36,7 +36,15 @@ struct agent_door {
 	struct door_conn conn[DOOR_MAX];
 	unsigned int n;
 	uint64_t backoff_until;        /* accept() failed for want of resources */
+	/* Failed authentications are logged by default, as sshd does, but
+	 * at most DOOR_AUTH_LOG_MAX lines a window: a flood of wrong keys
+	 * cannot fill the journal. */
+	uint64_t auth_log_start;
+	unsigned int auth_logged, auth_unlogged;
 };
+
+#define DOOR_AUTH_LOG_MAX 10
+#define DOOR_AUTH_LOG_WINDOW_S 60
 
 void agent_door_init(struct agent_door *d, struct rck_ctx *ctx, int lfd, unsigned int hello_ms);
 /* Close every pending connection. */

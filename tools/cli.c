@@ -91,12 +91,19 @@ static void log_stderr(void *data, int prio, const char *msg)
 {
 	const struct cli *cli = data;
 
-	if (prio <= LOG_ERR)
+	if (prio <= LOG_ERR || prio == LOG_NOTICE)
 		cli_msg(cli, "%s", msg);
 	else if (prio == LOG_WARNING)
 		cli_msg(cli, "warning: %s", msg);
 	else
 		cli_msg(cli, "info: %s", msg);
+}
+
+const char *cli_config_file(const char *given)
+{
+	const char *env = getenv("ROCECHECK_CONFIG");
+
+	return given ? given : env && *env ? env : NULL;
 }
 
 /* ------------------------------------------------------------ numbers */
@@ -616,17 +623,43 @@ static int split_globals(struct cli *cli, struct globals *g, int argc, char **ar
 	return CLI_CONTINUE;
 }
 
-int cli_main(const struct cli_tool *tool, int argc, char **argv)
+/* A copy of argv to parse: splitting "-vj" rewrites words, and the
+ * process's own argv is what ps and /proc/PID/cmdline show (an agent's
+ * command line must read as typed). NULL when out of memory. */
+static char **copy_argv(int argc, char **argv)
+{
+	char **v = calloc((size_t)argc + 1, sizeof(*v));
+
+	for (int i = 0; v && i < argc; i++)
+		if (!(v[i] = strdup(argv[i]))) {
+			while (i-- > 0)
+				free(v[i]);
+			free(v);
+			return NULL;
+		}
+	return v;
+}
+
+static void free_argv(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+int cli_main(const struct cli_tool *tool, int argc, char **argv_in)
 {
 	struct cli cli = { .tool = tool, .prog = tool->prog, .fmt = RCK_FORMAT_TEXT };
 	struct globals g = { 0 };
 	struct stat st;
-	char **rest;
+	char **rest, **argv = copy_argv(argc, argv_in);
 	int nrest, rc;
 
-	rest = calloc((size_t)argc + 2, sizeof(*rest));
-	if (!rest)
+	rest = argv ? calloc((size_t)argc + 2, sizeof(*rest)) : NULL;
+	if (!rest) {
+		free_argv(argv);
 		return cli_fail(&cli, -ENOMEM, "cannot parse the arguments");
+	}
 	if (tool->single) {
 		/* Every word is the one command's; its argv[0] is the program. */
 		cli.cmd = tool->single;
@@ -675,6 +708,7 @@ int cli_main(const struct cli_tool *tool, int argc, char **argv)
 out:
 	rck_ctx_free(cli.ctx);
 	free(rest);
+	free_argv(argv);
 	return rc;
 }
 

@@ -114,6 +114,10 @@ int cli_parse_dev_port(const char *arg, char *dev, size_t len, unsigned int *por
 /* Parse a decimal number within [min, max]; returns 0 or -EINVAL. */
 int cli_parse_uint(const char *arg, unsigned long min, unsigned long max, unsigned long *out);
 int cli_parse_double(const char *arg, double min, double max, double *out);
+/* The thresholds file: @given (--config), else $ROCECHECK_CONFIG when set
+ * and not empty (rocelab host points it at thresholds fit for emulated
+ * links), else NULL (the built-in defaults). */
+const char *cli_config_file(const char *given);
 
 /* Generated from the table: the bash completion script, and the option
  * list the man-page test compares with (one "SCOPE OPTION" a line). */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -165,6 +166,9 @@ int cmd_agent(struct cli *cli, int argc, char **argv)
 	rc = cli_parse(cli, argc, argv, agent_opt, &aa);
 	if (rc != CLI_CONTINUE)
 		return rc;
+	/* A daemon's default: notices (failed authentications) without -v. */
+	if (!cli->verbose)
+		rck_ctx_set_log_priority(cli->ctx, LOG_NOTICE);
 	if (cli->nargs)
 		return cli_usage_err(cli, "unexpected argument '%s'", cli->args[0]);
 	o = aa.o;
@@ -229,8 +233,11 @@ int cmd_agent(struct cli *cli, int argc, char **argv)
 			rc = rck_agent_serve(a, (int)(o.idle_s * 1000));
 		while (rc == -EACCES);
 	} else {
-		if (cli->verbose)
-			cli_msg(cli, "listening on port %u", rck_agent_port(a));
+		/* As sshd and slurmd: one line when it listens, and (from the
+		 * library, rate-limited) one per failed authentication. */
+		cli_msg(cli, "listening on port %u at %s (%s)", rck_agent_port(a),
+			addr[0] ? addr : "every address",
+			key_file ? "peers must prove the key" : "no key");
 		do
 			rc = rck_agent_serve(a, -1);
 		while (rc == 0 || rc == -EACCES);

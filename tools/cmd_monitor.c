@@ -169,12 +169,13 @@ static int run(struct cli *cli, const struct monitor_args *a, struct rck_monitor
 	struct rck_monitor *m = NULL;
 	struct sigaction sa = { .sa_handler = on_signal };
 	char host[256] = "", err[512] = "";
+	const char *config = cli_config_file(a->config);
 	int rc;
 
-	if (a->config) {
+	if (config) {
 		if ((rc = rck_thresholds_new(&th)))
 			return cli_fail(cli, rc, "thresholds");
-		if ((rc = rck_thresholds_load(th, a->config, err, sizeof(err)))) {
+		if ((rc = rck_thresholds_load(th, config, err, sizeof(err)))) {
 			rck_thresholds_free(th);
 			return cli_msg(cli, "%s", *err ? err : strerror(-rc)), EXIT_USAGE;
 		}

@@ -170,6 +170,7 @@ static int finish_config(struct cli *cli, struct pf_args *a)
 	size_t len = 0;
 	int rc;
 
+	a->config = cli_config_file(a->config);
 	if (a->config) {
 		if (rck_thresholds_new(&th))
 			return cli_bad_args(cli, "out of memory");

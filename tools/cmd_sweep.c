@@ -312,6 +312,7 @@ int cmd_sweep(struct cli *cli, int argc, char **argv)
 	}
 	if ((a.state && !*a.state) || (a.prom && !*a.prom) || (a.config && !*a.config))
 		return cli_bad_args(cli, "--state, --prom and --config need a file name");
+	a.config = cli_config_file(a.config);
 	rc = sweep(cli, &a, &r);
 	rck_sweep_free(r.s);
 	rck_pcie_free(r.pcie);

@@ -8,6 +8,9 @@
 #define RDCB_STATE_DIR "/run/rocedcb"
 /* LLDP is sent every 30 s by default: wait a little longer. */
 #define RDCB_WAIT_S 35
+/* check: no drift but some field unknown; apply --dry-run: the plan has a
+ * part whose current value could not be read (rocedcb(8) EXIT STATUS). */
+#define RDCB_EXIT_UNKNOWN 3
 
 enum { RDCB_OPT_DRY_RUN = 256, RDCB_OPT_STATE_DIR, RDCB_OPT_WAIT, RDCB_OPT_PEER, RDCB_OPT_LLDPAD };
 

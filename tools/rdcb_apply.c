@@ -67,6 +67,36 @@ static void undo_earlier(struct cli *cli, const struct rdcb_opts *o, char **name
 	}
 }
 
+/* A dry run's plan for one port: every change, parts that cannot be read
+ * as "unknown -> X (why)". 0, 1 (error) or 3 (some part unknown). */
+static int dry_run(struct cli *cli, const struct rck_dcb_profile *prof, const char *ifname)
+{
+	struct rck_dcb_change_log *log = NULL;
+	size_t unknown = 0, n;
+	int rc = rck_dcb_apply(cli->ctx, prof, ifname, NULL, true, &log);
+
+	if (rc) {
+		explain(cli, ifname, log, rc);
+		rck_dcb_change_log_free(log);
+		return EXIT_FAIL;
+	}
+	n = rck_dcb_change_count(log);
+	for (size_t i = 0; i < n; i++) {
+		enum rck_dcb_change_kind k = rck_dcb_change_kind(log, i);
+
+		unknown += k == RCK_DCB_CHANGE_UNKNOWN;
+		printf("%s: %s%s\n", ifname, k == RCK_DCB_CHANGE_SKIPPED ? "" : "would change ",
+		       rck_dcb_change(log, i, NULL));
+	}
+	if (!n)
+		printf("%s: already matches profile %s\n", ifname, rck_dcb_profile_name(prof));
+	else if (unknown)
+		printf("%s: %zu part(s) of the plan start from a value that could not be read: "
+		       "apply refuses this profile here\n", ifname, unknown);
+	rck_dcb_change_log_free(log);
+	return unknown ? RDCB_EXIT_UNKNOWN : 0;
+}
+
 int rdcb_apply(struct cli *cli, int argc, char **argv)
 {
 	struct rck_dcb_profile *prof = NULL;
@@ -86,10 +116,24 @@ int rdcb_apply(struct cli *cli, int argc, char **argv)
 		rck_dcb_profile_free(prof);
 		return EXIT_FAIL;
 	}
+	/* Nothing is written: plan every port, the worst outcome is the exit. */
+	if (o.dry_run) {
+		int worst = 0;
+
+		for (i = 0; i < n; i++) {
+			int r = dry_run(cli, prof, names[i]);
+
+			if (r == EXIT_FAIL || (r && !worst))
+				worst = r;
+		}
+		rdcb_ifnames_free(names);
+		rck_dcb_profile_free(prof);
+		return worst;
+	}
 	saved = calloc(n, sizeof(*saved));
 	if (!saved)
 		rc = -ENOMEM;
-	if (!rc && !o.dry_run && mkdir(o.state_dir, 0700) && errno != EEXIST) {
+	if (!rc && mkdir(o.state_dir, 0700) && errno != EEXIST) {
 		rc = -errno;
 		cli_msg(cli, "state directory %s: %s%s", o.state_dir, strerror(-rc),
 			rc == -EACCES || rc == -EPERM ? " (run as root)" : "");
@@ -98,17 +142,15 @@ int rdcb_apply(struct cli *cli, int argc, char **argv)
 		struct rck_dcb_change_log *log = NULL;
 		const char *sp = NULL;
 
-		if (!o.dry_run) {
-			rc = state_path(o.state_dir, names[i], path, sizeof(path));
-			if (rc)
-				break;
-			/* An earlier apply's file holds the state before any apply: keep it. */
-			if (access(path, F_OK))
-				sp = path;
-			else
-				printf("%s: keeping the state saved by an earlier apply in %s\n", names[i], path);
-		}
-		rc = rck_dcb_apply(cli->ctx, prof, names[i], sp, o.dry_run, &log);
+		rc = state_path(o.state_dir, names[i], path, sizeof(path));
+		if (rc)
+			break;
+		/* An earlier apply's file holds the state before any apply: keep it. */
+		if (access(path, F_OK))
+			sp = path;
+		else
+			printf("%s: keeping the state saved by an earlier apply in %s\n", names[i], path);
+		rc = rck_dcb_apply(cli->ctx, prof, names[i], sp, false, &log);
 		if (rc) {
 			if (log)
 				print_log(names[i], log, "");
@@ -119,7 +161,7 @@ int rdcb_apply(struct cli *cli, int argc, char **argv)
 		} else if (!rck_dcb_change_count(log)) {
 			printf("%s: already matches profile %s\n", names[i], rck_dcb_profile_name(prof));
 		} else {
-			print_log(names[i], log, o.dry_run ? "would change " : "");
+			print_log(names[i], log, "");
 			saved[i] = sp != NULL;
 			if (sp)
 				printf("%s: previous state saved in %s\n", names[i], sp);

@@ -160,5 +160,5 @@ int rdcb_check(struct cli *cli, int argc, char **argv)
 		return 2;
 	/* Drift wins over unknown: 1 says a setting is wrong, 3 only that some
 	 * field could not be read (rocedcb(8) EXIT STATUS). */
-	return total_bad ? 1 : total_unknown ? 3 : 0;
+	return total_bad ? 1 : total_unknown ? RDCB_EXIT_UNKNOWN : 0;
 }

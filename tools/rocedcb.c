@@ -13,7 +13,7 @@ const struct cli_opt rdcb_check_opts[] = {
 };
 
 const struct cli_opt rdcb_apply_opts[] = {
-	{ RDCB_OPT_DRY_RUN, 0, "dry-run", NULL, "print the changes, write nothing" },
+	{ RDCB_OPT_DRY_RUN, 0, "dry-run", NULL, "print the whole plan (unreadable parts as unknown), write nothing" },
 	{ RDCB_OPT_STATE_DIR, 0, "state-dir", "DIR", "where the previous state is saved (default /run/rocedcb)" },
 	{ 0 }
 };

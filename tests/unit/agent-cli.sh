@@ -191,6 +191,29 @@ timeout 1 "$rck" agent --listen "127.0.0.1:$p" --insecure 2>"$tmp/nokey.err"
 # The warning alone is checked: a slow start (ASan) may add other lines.
 ! grep -q "warning: no --key-file" "$tmp/nokey.err"
 check "--insecure: no warning ($(head -c 200 "$tmp/nokey.err"))" $?
+# Without -v, as sshd and slurmd: one line when it listens, one per failed
+# authentication with the peer's address (at most 10 a minute, then one
+# line saying the rest are counted); the command line reads as typed in ps
+# (parsing "-t" once left "-" in /proc/PID/cmdline).
+p=$(free_port) q=$(free_port)
+"$rck" agent --listen "127.0.0.1:$p" -t 5000 --key-file "$tmp/key" 2>"$tmp/log.err" &
+ag=$!
+for _ in $(seq 50); do grep -q "listening on port" "$tmp/log.err" && break; sleep 0.1; done
+cmdline=$(tr '\0' ' ' <"/proc/$ag/cmdline")
+[ "$cmdline" = "$rck agent --listen 127.0.0.1:$p -t 5000 --key-file $tmp/key " ]
+check "ps shows the agent as typed ($cmdline)" $?
+for _ in $(seq 12); do
+	timeout 20 "$rck" -t 2000 mesh --hosts "127.0.0.1:$p,127.0.0.1:$q" --transport tcp --iters 10 \
+		--key-file "$tmp/bad" >/dev/null 2>&1
+done
+sleep 0.2
+kill "$ag" && wait "$ag"
+grep -qx "rocecheck: agent: listening on port $p at 127.0.0.1 (peers must prove the key)" "$tmp/log.err"
+check "the listen line without -v ($(head -1 "$tmp/log.err"))" $?
+[ "$(grep -cE "^rocecheck: agent: authentication failed from 127\.0\.0\.1 port [0-9]+: wrong key$" "$tmp/log.err")" = 10 ] &&
+	grep -q "^rocecheck: agent: 10 failed authentications in 60 s: the next are counted, not logged$" "$tmp/log.err" &&
+	[ "$(wc -l <"$tmp/log.err")" = 12 ]
+check "failed authentications: 10 lines with the peer, then one saying the rest are counted ($(cat "$tmp/log.err"))" $?
 "$rck" agent --key-file "$tmp/key" --key-file "$tmp/bad" --key-file "$tmp/key" >/dev/null 2>&1
 check "a third key is a usage error" $(( $? != 2 ))
 

@@ -34,6 +34,12 @@ cases=(
 	"2|--ver devices|err:option '--ver' is ambiguous: --verbose, --version"
 	"2|mesh --hosts a,b --d|err:option '--d' is ambiguous: --device, --duration"
 	"0|preflight --hosts a,b --li|out:^Dry run: nothing was contacted"
+	# mesh and preflight take the same words: --output/--report, --from/--from-mesh.
+	"1|mesh --from-mesh /nonexistent/m.json|err:^rocecheck: mesh: cannot read --from '/nonexistent/m.json'"
+	"1|mesh --fro /nonexistent/m.json|err:cannot read --from"
+	"2|preflight --from /nonexistent/m.json|err:^rocecheck: preflight: cannot use --from"
+	"2|mesh --hosts a,b --rep|err:option '--report' needs a value"
+	"2|preflight --hosts a,b --rep|err:option '--report' needs a value"
 	"2|--jsonx devices|err:unknown option '--jsonx'"
 	"2|devices --brief=yes|err:takes no value"
 	"0|--dump-options|out:^probe --bidir"
@@ -135,6 +141,15 @@ cases=(
 
 expand() { printf '%s' "${1//@F/$fix}"; }
 run_cases rocecheck "$rck" "${cases[@]}"
+
+# --report writes what --output writes, in mesh as in preflight.
+sample=${ROCECHECK_FIXTURES}/mesh/sample.json
+for cmd in mesh preflight; do
+	rm -f "$tmp/o.json" "$tmp/r.json"
+	"$rck" $cmd --from-mesh "$sample" --output "$tmp/o.json" >/dev/null 2>&1
+	"$rck" $cmd --from "$sample" --rep "$tmp/r.json" >/dev/null 2>&1
+	check "$cmd --report is --output" "[ -s $tmp/r.json ] && python3 -c 'import json,sys; a,b=(json.load(open(f)) for f in sys.argv[1:]); a.pop(\"generated\",None); b.pop(\"generated\",None); sys.exit(a[\"schema\"]!=b[\"schema\"])' $tmp/o.json $tmp/r.json"
+done
 
 # Tables: a header once, columns that fit the longest value.
 "$rck" --sysfs-root "$fix/broken" devices >"$tmp/out" 2>/dev/null

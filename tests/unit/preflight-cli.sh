@@ -100,6 +100,19 @@ out=$($WRAP "$rck" preflight --from-mesh "$tmp/link.json" --config "$tmp/low.con
 rc=$?
 [ $rc -eq 0 ]
 check "--config thresholds apply: a 0.42 link passes a 0.3 floor ($rc)" $?
+# $ROCECHECK_CONFIG stands for --config (what rocelab host sets); an empty
+# one is no file, and --config wins over it.
+ROCECHECK_CONFIG=$tmp/low.conf $WRAP "$rck" preflight --from-mesh "$tmp/link.json" >/dev/null
+check "ROCECHECK_CONFIG as --config ($?)" $?
+ROCECHECK_CONFIG= $WRAP "$rck" preflight --from-mesh "$tmp/link.json" >/dev/null
+[ $? -eq 1 ]
+check "an empty ROCECHECK_CONFIG: the defaults" $?
+printf 'link_rel_floor = 0.9\n' >"$tmp/high.conf"
+ROCECHECK_CONFIG=$tmp/high.conf $WRAP "$rck" preflight --from-mesh "$tmp/link.json" --config "$tmp/low.conf" >/dev/null
+check "--config wins over ROCECHECK_CONFIG ($?)" $?
+ROCECHECK_CONFIG=$tmp/none.conf $WRAP "$rck" preflight --from-mesh "$tmp/link.json" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "none.conf" "$tmp/err"
+check "a missing ROCECHECK_CONFIG file is named ($(cat "$tmp/err"))" $?
 
 # --spares: a healthy spare for each bad host, never a degraded one.
 mesh 10 nic:4:50 >"$tmp/spare.json"

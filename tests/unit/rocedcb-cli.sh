@@ -43,7 +43,11 @@ cases=(
 	"2|apply roce-lossless lo -j|^rocedcb: apply: no JSON output"
 	"2|apply roce-lossless lo --state-dir|^rocedcb: apply: option '--state-dir' needs a value"
 	"2|apply $tmp/bad.profile lo --dry-run|:4: roce_tos"
-	"1|apply roce-lossless lo --dry-run|^rocedcb: apply: lo: pfc failed: not supported by this driver"
+	# A dry run plans every part, unreadable ones as unknown: exit 3; a
+	# real apply refuses the same profile before writing anything.
+	"3|apply roce-lossless lo --dry-run|"
+	"1|apply roce-lossless lo rck-none0 --dry-run|rck-none0"
+	"1|apply roce-lossless lo --state-dir $tmp/st|^rocedcb: apply: lo: pfc failed: not supported by this driver"
 	"1|restore --state-dir $tmp/none|^rocedcb: restore: no saved state in $tmp/none"
 	"1|restore lo --state-dir $tmp|^rocedcb: restore: lo: no saved state"
 	"0|peer --help|"
@@ -94,6 +98,21 @@ grep -qE '^  UNKNOWN pfc.enabled +want 3, have not supported by this driver$' <<
 	grep -q '^lo: profile roce-lossless, 0 field(s) differ, 11 unknown$' <<<"$out" &&
 	! grep -q DRIFT <<<"$out" ||
 	{ echo "FAIL: check on lo (no dcbnl) must say UNKNOWN, not DRIFT: $out"; fails=$((fails + 1)); }
+
+# apply --dry-run where nothing can be read: the whole plan, each part
+# "unknown -> X (why)", rdma_cm left out without an RDMA device.
+out=$($wrap "$rdcb" apply --dry-run roce-lossless lo 2>&1)
+for want in "lo: would change pfc: enabled unknown -> 3 (not supported by this driver)" \
+	"lo: would change app: dscp 48 priority unknown -> 6 (not supported by this driver)" \
+	"lo: would change ets: prio_tc unknown -> [0 1 2 3 4 5 6 7] tc_bw unknown -> [10 10 10 40 10 10 0 10]" \
+	"lo: rdma_cm: default_roce_tos -> 106, default_roce_mode -> RoCE v2 left out: no RDMA device" \
+	"lo: 4 part(s) of the plan start from a value that could not be read"; do
+	grep -qF -- "$want" <<<"$out" || { echo "FAIL: apply --dry-run on lo: '$want' missing: $out"; fails=$((fails + 1)); }
+done
+out=$($wrap "$rdcb" --sysfs-root "${ROCECHECK_FIXTURES:?}/sysfs/mlx5" apply --dry-run roce-lossless mlx5_0 2>&1)
+rc=$?
+[ $rc = 3 ] && grep -qF "would change rdma_cm mlx5_0/1: default_roce_tos unknown -> 106, default_roce_mode unknown -> RoCE v2 (not in a recorded tree)" <<<"$out" ||
+	{ echo "FAIL: apply --dry-run on the mlx5 tree: exit $rc: $out"; fails=$((fails + 1)); }
 
 # Recorded trees: an RDMA device named instead of its netdev, and the vendor
 # driver's knobs (qos/trust, ecn/roce_{np,rp}/enable/PRIO) found and shown.

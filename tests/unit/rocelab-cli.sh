@@ -70,6 +70,38 @@ for c in "${cases[@]}"; do
 		fails=$((fails + 1))
 	fi
 done
+# rocelab host on a lab's recorded state (no guests: a network namespace
+# of its name is all it enters): the lab's build first on PATH, and
+# ROCECHECK_CONFIG at thresholds for emulated links that rocecheck loads,
+# unless the caller set one.
+n=$((n + 1))
+if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null; then
+	echo "FAIL: rocelab host: needs root and ip (a network namespace)"
+	fails=$((fails + 1))
+else
+	lab=rck$$ st=$tmp/state bdir=${ROCECHECK_BUILD_DIR:-$tmp/nobuild}
+	mkdir -p "$st/$lab"
+	printf 'L_INDEX=1\nL_SUBNET=10.250.7\nL_NODES=3\nL_RAILS=1\nL_TORS=0\nL_BDIR=%q\n' "$bdir" >"$st/$lab/config"
+	ip netns add "rocelab-$lab"
+	out=$(ROCELAB_STATE=$st ROCECHECK_CONFIG= "$rocelab" host --name "$lab" -- \
+		sh -c 'echo "$ROCELAB_NODES|$ROCECHECK_CONFIG|$(command -v rocecheck)"' 2>&1)
+	want="10.250.7.1 10.250.7.2 10.250.7.3|$st/$lab/thresholds.conf|$bdir/tools/rocecheck"
+	own=$(ROCELAB_STATE=$st ROCECHECK_CONFIG=/x.conf "$rocelab" host --name "$lab" -- sh -c 'echo "$ROCECHECK_CONFIG"' 2>&1)
+	ip netns del "rocelab-$lab"
+	if [ "$out" != "$want" ] || [ "$own" != /x.conf ]; then
+		echo "FAIL: rocelab host: '$out' (want '$want'); with ROCECHECK_CONFIG set: '$own'"
+		fails=$((fails + 1))
+	else
+		# Every key of the lab's file is one rocecheck takes (exit 2 names a bad one).
+		"$bdir/tools/rocecheck" preflight --from-mesh "$(dirname "$0")/../fixtures/mesh/sample.json" \
+			--config "$st/$lab/thresholds.conf" >/dev/null 2>"$tmp/err"
+		if [ $? = 2 ]; then
+			echo "FAIL: rocelab host: the lab thresholds do not load: $(cat "$tmp/err")"
+			fails=$((fails + 1))
+		fi
+	fi
+fi
+
 # The copy meson configures for installation names the same version.
 built=${ROCECHECK_BUILD_DIR:-}/tools/rocelab
 n=$((n + 1))

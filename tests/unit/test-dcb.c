@@ -457,6 +457,98 @@ static void test_configfs(void **state)
 	assert_int_equal(system(path), 0);
 }
 
+/* The plan of apply --dry-run: every change from -> to; a part the port
+ * cannot report is "unknown -> X (why)", never a reason to stop planning. */
+static void expect_plan(const struct rck_dcb_change_log *log, const char *const *want,
+			const enum rck_dcb_change_kind *kind, size_t n)
+{
+	assert_int_equal(rck_dcb_change_count(log), n);
+	for (size_t i = 0; i < n; i++) {
+		assert_string_equal(rck_dcb_change(log, i, NULL), want[i]);
+		assert_int_equal(rck_dcb_change_kind(log, i), kind[i]);
+	}
+}
+
+/* Profile @text planned on @d: the lines @want of kinds @kind. */
+static void check_plan(const char *text, const struct rck_dcb *d, const char *const *want,
+		       const enum rck_dcb_change_kind *kind, size_t n)
+{
+	struct rck_dcb_change_log *log;
+	struct rck_dcb_profile *p;
+
+	assert_int_equal(rck_dcb_profile_parse(text, strlen(text), "t", NULL, 0, &p), 0);
+	assert_int_equal(dcb_apply_plan(p, d, &log), 0);
+	expect_plan(log, want, kind, n);
+	rck_dcb_change_log_free(log);
+	rck_dcb_profile_free(p);
+}
+
+static void test_apply_plan(void **state)
+{
+	static const char *const full[] = {
+		"ets: tc_bw [10 10 10 30 10 10 10 10] -> [10 10 10 40 10 10 0 10] "
+		"tc_tsa [ets ets ets ets ets ets ets ets] -> [ets ets ets ets ets ets strict ets]",
+		"rdma_cm: default_roce_tos -> 106, default_roce_mode -> RoCE v2 left out: "
+		"no RDMA device on this interface",
+	};
+	static const char *const app_only[] = {
+		"ets: prio_tc unknown -> [0 1 2 3 4 5 6 7] tc_bw unknown -> [10 10 10 40 10 10 0 10] "
+		"tc_tsa unknown -> [ets ets ets ets ets ets strict ets] (not supported by this driver)",
+		"pfc: enabled unknown -> 3 (not supported by this driver)",
+		"app: add dscp 26:5",
+		"app: delete dscp 26:3",
+		"rdma_cm: default_roce_tos -> 106, default_roce_mode -> RoCE v2 left out: "
+		"no RDMA device on this interface",
+	};
+	static const char *const recorded[] = {
+		"dcbx: mode unknown -> 0x9 (not in a recorded tree)",
+		"pfc: priority 3 unknown -> on (not in a recorded tree)",
+		"app: dscp 26 priority unknown -> 5 (not in a recorded tree)",
+		"rdma_cm mlx5_0/1: default_roce_tos unknown -> 106 (not in a recorded tree)",
+	};
+	const enum rck_dcb_change_kind S = RCK_DCB_CHANGE_SET, U = RCK_DCB_CHANGE_UNKNOWN,
+				       K = RCK_DCB_CHANGE_SKIPPED;
+	const enum rck_dcb_change_kind k_full[] = { S, K }, k_app[] = { U, U, S, S, K },
+				       k_rec[] = { U, U, U, U };
+	struct nl_msg *msg = ieee_reply(31);
+	struct rck_dcb *d = dcb_alloc("dcbtest0");
+	struct rck_dcb_change_log *log;
+	struct rck_dcb_profile *p;
+
+	(void)state;
+	/* Every part read: the changes only, from -> to. */
+	assert_int_equal(dcbnl_parse_ieee(nlmsg_hdr(msg), d), 0);
+	assert_int_equal(rck_dcb_profile_load("roce-lossless", NULL, 0, &p), 0);
+	assert_int_equal(dcb_apply_plan(p, d, &log), 0);
+	expect_plan(log, full, k_full, 2);
+	assert_null(rck_dcb_change_failed_step(log));
+	rck_dcb_change_log_free(log);
+	rck_dcb_free(d);
+	nlmsg_free(msg);
+	rck_dcb_profile_free(p);
+
+	/* Only the APP table (no ieee_getpfc, no ieee_getets): the rest of the
+	 * plan is still there, with 26:5 replacing 26:3 (48:6 is in place). */
+	msg = ieee_reply(0);
+	d = dcb_alloc("dcbtest0");
+	assert_int_equal(dcbnl_parse_ieee(nlmsg_hdr(msg), d), 0);
+	check_plan("name = x\npfc = 3\ndscp = 26:5 48:6\nets_prio_tc = 0 1 2 3 4 5 6 7\n"
+		   "ets_tc_bw = 10 10 10 40 10 10 0 10\nets_tsa = ets ets ets ets ets ets strict ets\n"
+		   "roce_tos = 106\nroce_mode = 2\n", d, app_only, k_app, 5);
+	rck_dcb_free(d);
+	nlmsg_free(msg);
+
+	/* A recorded tree (nothing from dcbnl or configfs) of an RDMA port. */
+	d = dcb_alloc("ens1f0np0");
+	for (size_t f = 0; f < RCK_ARRAY_SIZE(d->err); f++)
+		d->err[f] = -ENODATA;
+	d->rdma_dev = strdup("mlx5_0");
+	d->rdma_port = 1;
+	check_plan("name = x\ndcbx = host ieee\nroce_priority = 3\ndscp = 26:5\nroce_tos = 106\n", d, recorded,
+		   k_rec, 4);
+	rck_dcb_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -471,6 +563,7 @@ int main(void)
 		cmocka_unit_test(test_state_file),
 		cmocka_unit_test(test_trust_vendor),
 		cmocka_unit_test(test_configfs),
+		cmocka_unit_test(test_apply_plan),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -182,7 +182,15 @@ static void port_speed(void **state)
 	r = lint_json(&small, c);
 	only(r, RCK_FINDING_SWITCH_PORT_SPEED, 1);
 	names(r, 0, "h00020", "mlx5_1/1", "leaf-r1-g2", "swp5");
-	assert_non_null(strstr(rck_finding_reason(rck_report_finding(r, 0)), "200 Gb/s, its peers at 400"));
+	assert_non_null(strstr(rck_finding_reason(rck_report_finding(r, 0)), "200 Gb/s, its peers at 400 Gb/s"));
+	rck_report_free(r);
+	free(c);
+	/* A port that fell to 100 Mb/s reads in Mb/s, not "0.1 Gb/s". */
+	c = tsyn_cables(&small);
+	c[20 * 4 + 1].gbps = 0.1;
+	r = lint_json(&small, c);
+	only(r, RCK_FINDING_SWITCH_PORT_SPEED, 1);
+	assert_non_null(strstr(rck_finding_reason(rck_report_finding(r, 0)), "runs at 100 Mb/s, its peers at 400 Gb/s"));
 	rck_report_free(r);
 	free(c);
 	/* An uplink at half speed: the leaf's port and the spine's. */

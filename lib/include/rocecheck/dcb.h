@@ -146,7 +146,10 @@ struct rck_dcb_change_log;
  * the current state is saved atomically to @state_path (NULL: not saved).
  * When a step fails, the steps already done are undone in reverse order and
  * the error is returned; the log says what was changed and restored.
- * With @dry_run nothing is written. Needs CAP_NET_ADMIN (-EPERM without).
+ * With @dry_run nothing is written, and a part the profile sets whose
+ * current value cannot be read is planned as unknown (rck_dcb_change_kind)
+ * instead of refused, so the log holds the whole plan. Needs CAP_NET_ADMIN
+ * (-EPERM without) unless @dry_run.
  * The log is returned in *out even on failure (free it).
  */
 int rck_dcb_apply(struct rck_ctx *ctx, const struct rck_dcb_profile *p, const char *ifname,
@@ -158,6 +161,17 @@ void rck_dcb_change_log_free(struct rck_dcb_change_log *log);
 /** Number of entries; entry @i as one line of text, and whether it was rolled back. */
 size_t rck_dcb_change_count(const struct rck_dcb_change_log *log);
 const char *rck_dcb_change(const struct rck_dcb_change_log *log, size_t i, bool *rolled_back);
+/** What entry @i is. Only a dry run has entries other than SET: a part the
+ * profile sets whose current value could not be read (UNKNOWN: the line
+ * says "unknown -> X (why)"; a real apply refuses such a profile before
+ * writing anything), or a part that does not apply and is left out
+ * (SKIPPED: rdma_cm defaults on a port without an RDMA device). */
+enum rck_dcb_change_kind {
+	RCK_DCB_CHANGE_SET,
+	RCK_DCB_CHANGE_UNKNOWN,
+	RCK_DCB_CHANGE_SKIPPED,
+};
+enum rck_dcb_change_kind rck_dcb_change_kind(const struct rck_dcb_change_log *log, size_t i);
 /** The step that failed ("pfc", "app add 26:3" ...), NULL when none failed. */
 const char *rck_dcb_change_failed_step(const struct rck_dcb_change_log *log);
 /** True when a failure was followed by a complete rollback. */
