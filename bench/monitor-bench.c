@@ -11,6 +11,7 @@
 
 #include "../monitor/monitor_int.h"
 #include "rocecheck/inventory.h"
+#include "sysfs_cache.h"
 
 /* A host at the default rates: 8 NICs, 64 peers each, 16 under the same
  * leaf at 10/s and 48 sampled others at 1/s. */
@@ -112,6 +113,7 @@ static int poll_cost(const char *tree, double *per_port)
 {
 	struct rck_ctx *ctx = NULL;
 	struct rck_inventory *inv = NULL;
+	struct sysfs_cache *files = NULL;
 	struct mr_port ports[64];
 	struct mf_list out = { 0 };
 	struct mr_th th;
@@ -129,7 +131,7 @@ static int poll_cost(const char *tree, double *per_port)
 		unsigned int *pn = NULL, n = 0;
 
 		/* as the daemon: the inventory again every 10th poll */
-		if (ms_poll(ctx, false, &inv, r % 10 == 0, &s, &names, &pn, &n))
+		if (ms_poll(ctx, false, &inv, &files, r % 10 == 0, &s, &names, &pn, &n))
 			return -EIO;
 		for (unsigned int i = 0; i < n && i < 64; i++) {
 			snprintf(ports[i].device, sizeof(ports[i].device), "%s", names[i]);
@@ -147,6 +149,7 @@ static int poll_cost(const char *tree, double *per_port)
 	printf("polls: 200 of %u ports of %s in %.3f s of CPU\n", total / 200, tree, c1 - c0);
 	mf_list_free(&out);
 	rck_inventory_free(inv);
+	sysfs_cache_free(files);
 	rck_ctx_free(ctx);
 	return 0;
 }

@@ -106,6 +106,12 @@ struct rck_delta {
 	unsigned int n_ports;
 };
 
+/* counters.c: rck_snapshot_new(ctx, inv, NULL, 0, out) with the sysfs
+ * files read through @fc (NULL: none; see sysfs_cache.h). */
+struct sysfs_cache;
+int ctr_snapshot_cached(struct rck_ctx *ctx, struct sysfs_cache *fc, const struct rck_inventory *inv,
+			struct rck_snapshot **out);
+
 /* counters_raw.c: the per-port raw store. */
 /* Add a value: @val for RAW_OK, @text (copied) for RAW_TEXT, neither for
  * RAW_UNREADABLE. Duplicate keys keep the first added. 0, -ENAMETOOLONG

@@ -9,6 +9,7 @@
 
 #include "monitor_int.h"
 #include "rocecheck/inventory.h"
+#include "sysfs_cache.h"
 
 #define NS 1000000000ull
 
@@ -93,6 +94,7 @@ RCK_EXPORT void rck_monitor_free(struct rck_monitor *m)
 	free(m->peers);
 	free(m->ports);
 	rck_inventory_free(m->inv);
+	sysfs_cache_free(m->files);
 	mf_list_free(&m->ctr_now);
 	mf_list_free(&m->probe_now);
 	mh_free(&m->hold_ctr);
@@ -153,7 +155,7 @@ static int poll_counters(struct rck_monitor *m)
 	mf_list_clear(&m->ctr_now);
 	bool dcb = m->want_dcb || !m->polls;
 
-	if (m->cfg.counters && !ms_poll(m->ctx, dcb, &m->inv, dcb || m->polls % MD_INV_POLLS == 0,
+	if (m->cfg.counters && !ms_poll(m->ctx, dcb, &m->inv, &m->files, dcb || m->polls % MD_INV_POLLS == 0,
 					&s, &names, &ports, &n)) {
 		m->want_dcb = false;
 		pv = calloc(n ? n : 1, sizeof(*pv));

@@ -215,11 +215,14 @@ int mc_group(const struct mc_set *s, mc_localise_fn localise, void *arg, struct 
 
 /* Read every port once (sample.c), with its DCB state when @dcb; the
  * inventory in *@cache is read again (and the GID table compared) when
- * @refresh or absent. @out, @names and @ports are allocated (n entries
- * each; the caller frees them). 0 or -errno. */
+ * @refresh or absent, and the counter and state files kept open in *@files
+ * (sysfs_cache.h) are dropped then and opened again. @out, @names and
+ * @ports are allocated (n entries each; the caller frees them). 0 or -errno. */
 struct rck_inventory;
-int ms_poll(struct rck_ctx *ctx, bool dcb, struct rck_inventory **cache, bool refresh,
-	    struct ms_sample **out, char (**names)[MF_STR], unsigned int **ports, unsigned int *n);
+struct sysfs_cache;
+int ms_poll(struct rck_ctx *ctx, bool dcb, struct rck_inventory **cache, struct sysfs_cache **files,
+	    bool refresh, struct ms_sample **out, char (**names)[MF_STR], unsigned int **ports,
+	    unsigned int *n);
 
 /* ---- the daemon (config.c, daemon.c, probe.c, prom.c) ---- */
 
@@ -384,6 +387,7 @@ struct rck_monitor {
 	uint64_t windows, polls;
 	bool want_dcb;                 /* read DCB state next poll (first, after a flap) */
 	struct rck_inventory *inv;     /* read again after flaps and every MD_INV_POLLS polls */
+	struct sysfs_cache *files;     /* counter files kept open between those reads */
 	struct rck_exporter *exporter; /* /metrics (metrics_http.c), NULL unless asked */
 	pthread_mutex_t snap_mu;       /* guards snap: the exporter's thread reads it */
 	char *snap;
