@@ -264,6 +264,7 @@ RCK_EXPORT int rck_monitor_run(struct rck_monitor *m)
 				if (p->next_ns < now) /* fell behind (a stopped process): no burst */
 					p->next_ns = now + (uint64_t)((double)NS / p->rate_hz);
 			}
+			md_flush(m);
 			next_tick = now + MD_TICK_NS;
 			md_paths_tick(m, now);
 			/* a completion whose event was missed waits one tick at most */

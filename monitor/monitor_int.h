@@ -248,6 +248,8 @@ struct rck_monitor_config {
 #define MD_INV_POLLS 10
 /* Sends are batched on this tick; expiry checked every tenth. */
 #define MD_TICK_NS 10000000ull
+/* UDP probes queued per tick and answers per read, sent with one sendmmsg */
+#define MD_BATCH 64
 
 struct md_peer {
 	char name[MF_STR], addr[64];
@@ -378,6 +380,10 @@ struct rck_monitor {
 	unsigned int n_peers;
 	struct md_ud *ud;              /* one per local RDMA port with a RoCE v2 IPv4 GID (path.c) */
 	unsigned int n_ud;
+	struct md_msg tx_msg[MD_BATCH]; /* UDP probes of this tick not sent yet (md_flush) */
+	struct iovec tx_iov[MD_BATCH];
+	struct mmsghdr tx_hdr[MD_BATCH];
+	unsigned int n_tx;
 	uint64_t start_ns;
 	struct mr_port *ports;
 	unsigned int n_ports;
@@ -403,6 +409,8 @@ uint64_t md_now(void);
 void md_send(struct rck_monitor *m, unsigned int i, uint64_t now);
 void md_expire(struct rck_monitor *m, uint64_t now);
 void md_recv(struct rck_monitor *m);
+/* Send the UDP probes md_send() queued (one sendmmsg for up to MD_BATCH). */
+void md_flush(struct rck_monitor *m);
 /* A pong for probe @msg came back over UDP or UD (@rdma) at @now; @nic_rx
  * the NIC's receive time (ticks) when the endpoint has them, else NULL. */
 void md_match(struct rck_monitor *m, const struct md_msg *msg, bool rdma, uint64_t now,

@@ -88,6 +88,39 @@ static void put(struct md_msg *m, uint32_t type, uint32_t id, uint32_t seq, uint
 	m->t_ns = t;
 }
 
+/* Send @n prepared datagrams; one refused (a full queue, a peer's address
+ * the route rejects) is skipped and the rest still go, as with a sendto
+ * each. Its loss is seen by the timeout. */
+static void send_batch(int fd, struct mmsghdr *h, unsigned int n)
+{
+	unsigned int off = 0;
+
+	while (off < n) {
+		int r = sendmmsg(fd, h + off, n - off, MSG_DONTWAIT);
+
+		off += r > 0 ? (unsigned int)r : 1;
+	}
+}
+
+void md_flush(struct rck_monitor *m)
+{
+	send_batch(m->fd, m->tx_hdr, m->n_tx);
+	m->n_tx = 0;
+}
+
+static void queue(struct rck_monitor *m, const struct md_msg *msg, const struct sockaddr_storage *sa,
+		  socklen_t salen)
+{
+	unsigned int k = m->n_tx++;
+
+	m->tx_msg[k] = *msg;
+	m->tx_iov[k] = (struct iovec){ .iov_base = &m->tx_msg[k], .iov_len = sizeof(*msg) };
+	m->tx_hdr[k] = (struct mmsghdr){ .msg_hdr = { .msg_name = (void *)sa, .msg_namelen = salen,
+						      .msg_iov = &m->tx_iov[k], .msg_iovlen = 1 } };
+	if (m->n_tx == MD_BATCH)
+		md_flush(m);
+}
+
 void md_send(struct rck_monitor *m, unsigned int i, uint64_t now)
 {
 	struct md_peer *p = &m->peers[i];
@@ -111,7 +144,7 @@ void md_send(struct rck_monitor *m, unsigned int i, uint64_t now)
 		(void)mu_send(&m->ud[p->ep], p->gid, p->sgid_index, p->qpn, p->qkey, &msg,
 			      ((uint64_t)i << 32) | (p->seq - 1));
 	else
-		(void)sendto(m->fd, &msg, sizeof(msg), MSG_DONTWAIT, (struct sockaddr *)&p->sa, p->salen);
+		queue(m, &msg, &p->sa, p->salen);
 }
 
 void md_match(struct rck_monitor *m, const struct md_msg *msg, bool rdma, uint64_t now,
@@ -174,35 +207,61 @@ void md_expire(struct rck_monitor *m, uint64_t now)
 	}
 }
 
-/* Drain the socket: answer pings, match pongs. Never blocks. */
+/* Drain the socket: answer pings (one sendmmsg per batch read), match
+ * pongs. Never blocks. */
 void md_recv(struct rck_monitor *m)
 {
-	for (int budget = 0; budget < 4096; budget++) {
-		struct sockaddr_storage from;
-		socklen_t flen = sizeof(from);
-		unsigned char buf[64];
-		struct md_msg msg;
-		ssize_t n = recvfrom(m->fd, buf, sizeof(buf), MSG_DONTWAIT, (struct sockaddr *)&from, &flen);
+	struct sockaddr_storage from[MD_BATCH];
+	unsigned char buf[MD_BATCH][64];
+	struct iovec iov[MD_BATCH], oiov[MD_BATCH];
+	struct mmsghdr h[MD_BATCH], out[MD_BATCH];
+	struct md_msg pong[MD_BATCH];
 
-		if (n < 0)
+	for (int budget = 0; budget < 4096;) {
+		unsigned int n_out = 0;
+		int n;
+
+		for (unsigned int k = 0; k < MD_BATCH; k++) {
+			iov[k] = (struct iovec){ .iov_base = buf[k], .iov_len = sizeof(buf[k]) };
+			h[k] = (struct mmsghdr){ .msg_hdr = { .msg_name = &from[k], .msg_namelen = sizeof(from[k]),
+							      .msg_iov = &iov[k], .msg_iovlen = 1 } };
+		}
+		n = recvmmsg(m->fd, h, MD_BATCH, MSG_DONTWAIT, NULL);
+		if (n <= 0)
 			return;
-		if ((size_t)n == MD_HELLO_LEN) {
-			struct md_hello h;
+		budget += n;
+		for (int k = 0; k < n; k++) {
+			size_t len = h[k].msg_len;
+			socklen_t flen = h[k].msg_hdr.msg_namelen;
+			struct md_msg msg;
 
-			if (!md_hello_parse(buf, (size_t)n, &h))
-				md_hello_recv(m, &h, &from, flen);
-			continue;
+			if (len == MD_HELLO_LEN) {
+				struct md_hello hl;
+
+				if (!md_hello_parse(buf[k], len, &hl))
+					md_hello_recv(m, &hl, &from[k], flen);
+				continue;
+			}
+			if (md_msg_parse(buf[k], len, &msg))
+				continue;
+			if (msg.type == MD_PING) {
+				struct md_msg *o = &pong[n_out];
+
+				*o = msg;
+				o->magic = htonl(MD_MAGIC);
+				o->type = htonl(MD_PONG);
+				o->id = htonl(msg.id);
+				o->seq = htonl(msg.seq);
+				oiov[n_out] = (struct iovec){ .iov_base = o, .iov_len = sizeof(*o) };
+				out[n_out] = (struct mmsghdr){ .msg_hdr = { .msg_name = &from[k], .msg_namelen = flen,
+									    .msg_iov = &oiov[n_out], .msg_iovlen = 1 } };
+				n_out++;
+				continue;
+			}
+			md_match(m, &msg, false, md_now(), NULL);
 		}
-		if (md_msg_parse(buf, (size_t)n, &msg))
-			continue;
-		if (msg.type == MD_PING) {
-			msg.magic = htonl(MD_MAGIC);
-			msg.type = htonl(MD_PONG);
-			msg.id = htonl(msg.id);
-			msg.seq = htonl(msg.seq);
-			(void)sendto(m->fd, &msg, sizeof(msg), MSG_DONTWAIT, (struct sockaddr *)&from, flen);
-			continue;
-		}
-		md_match(m, &msg, false, md_now(), NULL);
+		send_batch(m->fd, out, n_out);
+		if (n < MD_BATCH)
+			return;
 	}
 }
