@@ -70,6 +70,11 @@ RCK_EXPORT int rck_monitor_new(struct rck_ctx *ctx, const struct rck_monitor_con
 		goto fail;
 	}
 	m->port = ntohs(((struct sockaddr_in *)&sa)->sin_port);
+	/* room for pings and answers that arrive while this process is not
+	 * scheduled (the default ~200 KiB holds ~50 ms of 8 NICs x 64 peers);
+	 * FORCE needs CAP_NET_ADMIN, the plain option is capped by rmem_max */
+	if (setsockopt(m->fd, SOL_SOCKET, SO_RCVBUFFORCE, &(int){ MD_RCVBUF }, sizeof(int)))
+		(void)setsockopt(m->fd, SOL_SOCKET, SO_RCVBUF, &(int){ MD_RCVBUF }, sizeof(int));
 	if ((rc = md_paths_open(m)))
 		goto fail;
 	*out = m;
@@ -250,6 +255,7 @@ RCK_EXPORT int rck_monitor_run(struct rck_monitor *m)
 
 		if (now >= end)
 			break;
+		md_loop_seen(m, now);
 		/* sends are batched on a 10 ms tick: one pass over the peers per
 		 * tick, not per probe */
 		if (now >= next_tick) {

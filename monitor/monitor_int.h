@@ -250,6 +250,17 @@ struct rck_monitor_config {
 #define MD_TICK_NS 10000000ull
 /* UDP probes queued per tick and answers per read, sent with one sendmmsg */
 #define MD_BATCH 64
+/* A full send buffer (EAGAIN, ENOBUFS) is waited out this long once per batch:
+ * a NIC frees it as sends complete, in microseconds; still full after that
+ * the rest are refused and lost, as a NIC that cannot send is. */
+#define MD_TX_WAIT_MS 2
+/* The loop never means to sleep over 100 ms: a longer gap is this process
+ * not scheduled (a loaded host, SIGSTOP, a VM paused). Probes in flight then
+ * get a whole timeout from the resumption, so the monitor's own stall is
+ * not counted as the path's loss. */
+#define MD_STALL_NS 250000000ull
+/* The UDP socket's receive buffer asked for (bytes). */
+#define MD_RCVBUF (1 << 20)
 
 struct md_peer {
 	char name[MF_STR], addr[64];
@@ -257,7 +268,7 @@ struct md_peer {
 	socklen_t salen;
 	double rate_hz;
 	uint64_t next_ns;
-	uint32_t seq;
+	uint32_t seq, tail;         /* next to send; oldest that may be in flight (md_expire) */
 	struct {
 		uint32_t seq;
 		uint64_t t_ns;
@@ -383,7 +394,10 @@ struct rck_monitor {
 	struct md_msg tx_msg[MD_BATCH]; /* UDP probes of this tick not sent yet (md_flush) */
 	struct iovec tx_iov[MD_BATCH];
 	struct mmsghdr tx_hdr[MD_BATCH];
+	unsigned int tx_peer[MD_BATCH];
 	unsigned int n_tx;
+	uint64_t loop_ns, resume_ns;   /* the loop's last pass; when it last came back from a stall */
+	uint64_t stalls, stall_max_ns; /* stalls seen (md_loop_seen) and the longest */
 	uint64_t start_ns;
 	struct mr_port *ports;
 	unsigned int n_ports;
@@ -407,9 +421,15 @@ void md_metrics_free(struct rck_monitor *m);
 int md_addr(const char *s, unsigned int def_port, struct sockaddr_storage *sa, socklen_t *len);
 uint64_t md_now(void);
 void md_send(struct rck_monitor *m, unsigned int i, uint64_t now);
+/* Probes in flight unanswered for the timeout counted lost; after a stall of
+ * this process (md_loop_seen) the timeout runs from its end. */
 void md_expire(struct rck_monitor *m, uint64_t now);
+/* The run loop's pass at @now: a gap over MD_STALL_NS since the last is a
+ * stall of this process, remembered for md_expire. */
+void md_loop_seen(struct rck_monitor *m, uint64_t now);
 void md_recv(struct rck_monitor *m);
-/* Send the UDP probes md_send() queued (one sendmmsg for up to MD_BATCH). */
+/* Send the UDP probes md_send() queued (one sendmmsg for up to MD_BATCH),
+ * stamped with the time they go out. */
 void md_flush(struct rck_monitor *m);
 /* A pong for probe @msg came back over UDP or UD (@rdma) at @now; @nic_rx
  * the NIC's receive time (ticks) when the endpoint has them, else NULL. */
