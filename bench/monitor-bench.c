@@ -47,6 +47,32 @@ static long rss_kib(void)
 	return v;
 }
 
+/* The kernel's UDP drops so far (/proc/net/snmp: receive buffer full, send
+ * buffer full, other input errors), to say where a lost probe went. */
+static void udp_drops(unsigned long long v[3])
+{
+	FILE *f = fopen("/proc/net/snmp", "r");
+	char head[1024], vals[1024];
+
+	v[0] = v[1] = v[2] = 0;
+	while (f && fgets(head, sizeof(head), f) && fgets(vals, sizeof(vals), f)) {
+		char *hs = NULL, *vs = NULL, *h = strtok_r(head, " \n", &hs), *x = strtok_r(vals, " \n", &vs);
+
+		if (!h || strcmp(h, "Udp:"))
+			continue;
+		while ((h = strtok_r(NULL, " \n", &hs)) && (x = strtok_r(NULL, " \n", &vs))) {
+			if (!strcmp(h, "RcvbufErrors"))
+				v[0] = strtoull(x, NULL, 10);
+			else if (!strcmp(h, "SndbufErrors"))
+				v[1] = strtoull(x, NULL, 10);
+			else if (!strcmp(h, "InErrors"))
+				v[2] = strtoull(x, NULL, 10);
+		}
+	}
+	if (f)
+		fclose(f);
+}
+
 static void *run_thread(void *arg)
 {
 	rck_monitor_run(arg);
@@ -61,6 +87,7 @@ static int probe_cost(double *per_probe, double *lost_frac)
 	struct rck_pinglist *pl = NULL;
 	struct rck_ctx *ctx = NULL;
 	uint64_t sent = 0, lost = 0;
+	unsigned long long d0[3], d1[3];
 	pthread_t th;
 	double c0, c1;
 	char name[16], addr[32];
@@ -85,12 +112,14 @@ static int probe_cost(double *per_probe, double *lost_frac)
 	rck_monitor_config_set_window(cs, 1, 2, 3);
 	if (rck_monitor_new(ctx, cs, &send))
 		return -EIO;
+	udp_drops(d0);
 	pthread_create(&th, NULL, run_thread, resp);
 	c0 = cpu_s();
 	rck_monitor_run(send);
 	c1 = cpu_s();
 	rck_monitor_stop(resp);
 	pthread_join(th, NULL);
+	udp_drops(d1);
 	for (unsigned int i = 0; i < send->n_peers; i++) {
 		sent += send->peers[i].sent_total;
 		lost += send->peers[i].lost_total;
@@ -99,6 +128,12 @@ static int probe_cost(double *per_probe, double *lost_frac)
 	*lost_frac = sent ? (double)lost / (double)sent : 1;
 	printf("probes: %llu sent in 5 s (64 peers x 100/s), %llu lost; CPU of both ends %.3f s\n",
 	       (unsigned long long)sent, (unsigned long long)lost, c1 - c0);
+	/* what a loss would come from: this process not scheduled (each side's
+	 * loop gaps over 250 ms, the longest), the host's UDP drops meanwhile */
+	printf("probes: stalls prober %llu (longest %.0f ms), responder %llu (%.0f ms); host UDP drops: "
+	       "receive buffer %llu, send buffer %llu, input errors %llu\n",
+	       (unsigned long long)send->stalls, send->stall_max_ns / 1e6, (unsigned long long)resp->stalls,
+	       resp->stall_max_ns / 1e6, d1[0] - d0[0], d1[1] - d0[1], d1[2] - d0[2]);
 	rck_monitor_free(send);
 	rck_monitor_free(resp);
 	rck_monitor_config_free(cr);
