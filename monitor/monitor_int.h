@@ -252,7 +252,7 @@ struct rck_monitor_config {
 #define MD_BATCH 64
 /* A full send buffer (EAGAIN, ENOBUFS) is waited out this long once per batch:
  * a NIC frees it as sends complete, in microseconds; still full after that
- * the rest are refused and lost, as a NIC that cannot send is. */
+ * a datagram refused is lost, as on a NIC that cannot send. */
 #define MD_TX_WAIT_MS 2
 /* The loop never means to sleep over 100 ms: a longer gap is this process
  * not scheduled (a loaded host, SIGSTOP, a VM paused). Probes in flight then

@@ -93,8 +93,9 @@ static void put(struct md_msg *m, uint32_t type, uint32_t id, uint32_t seq, uint
  * error: the rest go in the next call. One the route refuses (no route, a
  * firewall) is skipped and the rest still go: its loss is the timeout's, as
  * on the wire. A full send buffer (EAGAIN, ENOBUFS) is waited out once, for
- * MD_TX_WAIT_MS; still full, the rest are not sent and the timeout counts
- * them: a host that cannot send is a path that loses. */
+ * MD_TX_WAIT_MS; still full, each datagram refused is skipped in turn (at
+ * most @n calls) and the timeout counts it: a host that cannot send is a
+ * path that loses. */
 static void send_batch(int fd, struct mmsghdr *h, unsigned int n)
 {
 	unsigned int off = 0, intr = 0;
@@ -108,9 +109,7 @@ static void send_batch(int fd, struct mmsghdr *h, unsigned int n)
 			off += (unsigned int)r;
 		} else if (r < 0 && err == EINTR && intr++ < 4) {
 			continue;
-		} else if (r < 0 && (err == EAGAIN || err == EWOULDBLOCK || err == ENOBUFS)) {
-			if (waited)
-				return;
+		} else if (r < 0 && (err == EAGAIN || err == EWOULDBLOCK || err == ENOBUFS) && !waited) {
 			waited = true;
 			(void)poll(&pfd, 1, MD_TX_WAIT_MS);
 		} else {
