@@ -93,6 +93,8 @@ static int read_dir(const struct rck_ctx *ctx, struct sysfs_cache *fc, struct ct
 			rck_warn(ctx, "%s: name longer than %d bytes, skipped", path, CTR_KEY_MAX);
 			continue;
 		}
+		if (p->want && !ctr_want_key(p->want, p->vendor, key))
+			continue;
 		r = sysfs_cache_read_str(fc, path, buf, sizeof(buf));
 		if (r == -ENODATA) {
 			rck_warn(ctx, "%s: empty", path);
@@ -139,11 +141,14 @@ static int read_ethernet(const struct rck_ctx *ctx, struct ctr_port *p)
 }
 
 static int read_port(const struct rck_ctx *ctx, struct sysfs_cache *fc, const struct rck_device *dev,
-		     const struct rck_port *port, struct ctr_port *p)
+		     const struct rck_port *port, const struct ctr_want *want, struct ctr_port *p)
 {
 	static const char *const ib_dirs[] = { "counters", "counters_ext", "hw_counters" };
 	char dir[PATH_LEN];
 	int rc = 0;
+
+	p->want = want;
+	p->vendor = rck_device_vendor(dev);
 
 	p->dev = strdup(dev->name);
 	p->port = port->num;
@@ -159,6 +164,7 @@ static int read_port(const struct rck_ctx *ctx, struct sysfs_cache *fc, const st
 		rc = read_dir(ctx, fc, p, dir, "netdev");
 	if (!rc && p->netdev)
 		rc = read_ethernet(ctx, p);
+	p->want = NULL;
 	if (rc)
 		return rc;
 	ctr_raw_finish(p);
@@ -174,7 +180,7 @@ static uint64_t clock_ns(clockid_t id)
 }
 
 static int take(struct rck_ctx *ctx, struct sysfs_cache *fc, const struct rck_inventory *inv,
-		const char *devname, unsigned int portnum, struct rck_snapshot *snap)
+		const struct ctr_want *want, const char *devname, unsigned int portnum, struct rck_snapshot *snap)
 {
 	unsigned int total = 0;
 	bool found_dev = false, found_port = false;
@@ -198,7 +204,7 @@ static int take(struct rck_ctx *ctx, struct sysfs_cache *fc, const struct rck_in
 			if (portnum && dev->ports[i].num != portnum)
 				continue;
 			found_port = true;
-			rc = read_port(ctx, fc, dev, &dev->ports[i], &snap->ports[snap->n_ports]);
+			rc = read_port(ctx, fc, dev, &dev->ports[i], want, &snap->ports[snap->n_ports]);
 			snap->n_ports++;
 			if (rc)
 				return rc;
@@ -216,7 +222,7 @@ static int take(struct rck_ctx *ctx, struct sysfs_cache *fc, const struct rck_in
 }
 
 int ctr_snapshot_cached(struct rck_ctx *ctx, struct sysfs_cache *fc, const struct rck_inventory *inv,
-			struct rck_snapshot **out)
+			const struct ctr_want *want, struct rck_snapshot **out)
 {
 	struct rck_snapshot *snap;
 	int rc;
@@ -224,7 +230,7 @@ int ctr_snapshot_cached(struct rck_ctx *ctx, struct sysfs_cache *fc, const struc
 	if (!ctx || !inv || !out)
 		return -EINVAL;
 	snap = calloc(1, sizeof(*snap));
-	rc = snap ? take(ctx, fc, inv, NULL, 0, snap) : -ENOMEM;
+	rc = snap ? take(ctx, fc, inv, want, NULL, 0, snap) : -ENOMEM;
 	if (rc) {
 		rck_snapshot_free(snap);
 		return rc;
@@ -249,7 +255,7 @@ RCK_EXPORT int rck_snapshot_new(struct rck_ctx *ctx, const struct rck_inventory 
 		inv = own;
 	}
 	snap = calloc(1, sizeof(*snap));
-	rc = snap ? take(ctx, NULL, inv, dev, port, snap) : -ENOMEM;
+	rc = snap ? take(ctx, NULL, inv, NULL, dev, port, snap) : -ENOMEM;
 	rck_inventory_free(own);
 	if (rc) {
 		rck_snapshot_free(snap);

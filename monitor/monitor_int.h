@@ -213,6 +213,9 @@ typedef int (*mc_localise_fn)(void *arg, const struct mc_set *s, struct mf_list 
  * endpoint in most remaining pairs (two or more), then single links. */
 int mc_group(const struct mc_set *s, mc_localise_fn localise, void *arg, struct mf_list *out);
 
+/* The counters a poll reads (sample.c): those rules.c and prom.c use. */
+struct ctr_want;
+extern const struct ctr_want ms_want;
 /* Read every port once (sample.c), with its DCB state when @dcb; the
  * inventory in *@cache is read again (and the GID table compared) when
  * @refresh or absent, and the counter and state files kept open in *@files

@@ -73,6 +73,25 @@ static void dcb_state(struct rck_ctx *ctx, const char *netdev, struct ms_state *
 	rck_dcb_free(dcb);
 }
 
+/* What the rules (rules.c) and the metrics (prom.c) read: the rest of a
+ * port's ~90 counter files is not read each second. */
+static const char *const ms_raw[] = { "hw_counters/roce_slow_restart" };
+const struct ctr_want ms_want = {
+	.ids = {
+		[RCK_CTR_SYMBOL_ERRORS] = true,
+		[RCK_CTR_LINK_ERROR_RECOVERY] = true,
+		[RCK_CTR_LINK_DOWNED] = true,
+		[RCK_CTR_TX_DISCARDS] = true,
+		[RCK_CTR_ECN_MARKED_PACKETS] = true,
+		[RCK_CTR_CNP_SENT] = true,
+		[RCK_CTR_PAUSE_STORM_EVENTS] = true,
+		[RCK_CTR_PFC_RX_PAUSE_DURATION ... RCK_CTR_PFC_RX_PAUSE_DURATION + 7] = true,
+		[RCK_CTR_PFC_TX_PAUSE_DURATION ... RCK_CTR_PFC_TX_PAUSE_DURATION + 7] = true,
+	},
+	.raw = ms_raw,
+	.n_raw = RCK_ARRAY_SIZE(ms_raw),
+};
+
 int ms_poll(struct rck_ctx *ctx, bool dcb, struct rck_inventory **cache, struct sysfs_cache **files,
 	    bool refresh, struct ms_sample **out, char (**names)[MF_STR], unsigned int **ports,
 	    unsigned int *n_out)
@@ -98,7 +117,7 @@ int ms_poll(struct rck_ctx *ctx, bool dcb, struct rck_inventory **cache, struct 
 		/* without memory for it, each file is opened each poll */
 		(void)sysfs_cache_new(files);
 	}
-	if ((rc = ctr_snapshot_cached(ctx, *files, inv, &snap)))
+	if ((rc = ctr_snapshot_cached(ctx, *files, inv, &ms_want, &snap)))
 		return rc;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	n = rck_snapshot_port_count(snap);
