@@ -10,6 +10,7 @@
 #include "file.h"
 #include "internal.h"
 #include "sysfs.h"
+#include "sysfs_cache.h"
 
 #define PATH_LEN 4096
 
@@ -63,14 +64,14 @@ RCK_EXPORT const char *rck_counter_name(enum rck_counter id, int *prio)
 }
 
 /* Read every file of one counters folder into "<source>/<name>". */
-static int read_dir(const struct rck_ctx *ctx, struct ctr_port *p, const char *dir,
-		    const char *source)
+static int read_dir(const struct rck_ctx *ctx, struct sysfs_cache *fc, struct ctr_port *p,
+		    const char *dir, const char *source)
 {
 	char path[PATH_LEN], key[CTR_KEY_LEN], buf[256];
 	char **names;
 	int n, rc = 0;
 
-	n = sysfs_list(dir, &names);
+	n = sysfs_cache_list(fc, dir, &names);
 	if (n == -ENOENT)
 		return 0;
 	if (n < 0) {
@@ -92,7 +93,9 @@ static int read_dir(const struct rck_ctx *ctx, struct ctr_port *p, const char *d
 			rck_warn(ctx, "%s: name longer than %d bytes, skipped", path, CTR_KEY_MAX);
 			continue;
 		}
-		r = sysfs_read_str(path, buf, sizeof(buf));
+		if (p->want && !ctr_want_key(p->want, p->vendor, key))
+			continue;
+		r = sysfs_cache_read_str(fc, path, buf, sizeof(buf));
 		if (r == -ENODATA) {
 			rck_warn(ctx, "%s: empty", path);
 			rc = ctr_raw_add(p, key, RAW_TEXT, 0, "");
@@ -106,7 +109,7 @@ static int read_dir(const struct rck_ctx *ctx, struct ctr_port *p, const char *d
 				rck_warn(ctx, "%s: not a number: '%s'", path, buf);
 		}
 	}
-	sysfs_names_free(names);
+	sysfs_cache_names_free(fc, dir, names);
 	return rc;
 }
 
@@ -137,12 +140,15 @@ static int read_ethernet(const struct rck_ctx *ctx, struct ctr_port *p)
 	return 0;
 }
 
-static int read_port(const struct rck_ctx *ctx, const struct rck_device *dev,
-		     const struct rck_port *port, struct ctr_port *p)
+static int read_port(const struct rck_ctx *ctx, struct sysfs_cache *fc, const struct rck_device *dev,
+		     const struct rck_port *port, const struct ctr_want *want, struct ctr_port *p)
 {
 	static const char *const ib_dirs[] = { "counters", "counters_ext", "hw_counters" };
 	char dir[PATH_LEN];
 	int rc = 0;
+
+	p->want = want;
+	p->vendor = rck_device_vendor(dev);
 
 	p->dev = strdup(dev->name);
 	p->port = port->num;
@@ -152,12 +158,13 @@ static int read_port(const struct rck_ctx *ctx, const struct rck_device *dev,
 	for (size_t i = 0; i < RCK_ARRAY_SIZE(ib_dirs) && !rc; i++)
 		if (!sysfs_path(ctx, dir, sizeof(dir), "class/infiniband/%s/ports/%u/%s", dev->name,
 				port->num, ib_dirs[i]))
-			rc = read_dir(ctx, p, dir, ib_dirs[i]);
+			rc = read_dir(ctx, fc, p, dir, ib_dirs[i]);
 	if (!rc && p->netdev &&
 	    !sysfs_path(ctx, dir, sizeof(dir), "class/net/%s/statistics", p->netdev))
-		rc = read_dir(ctx, p, dir, "netdev");
+		rc = read_dir(ctx, fc, p, dir, "netdev");
 	if (!rc && p->netdev)
 		rc = read_ethernet(ctx, p);
+	p->want = NULL;
 	if (rc)
 		return rc;
 	ctr_raw_finish(p);
@@ -172,8 +179,8 @@ static uint64_t clock_ns(clockid_t id)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static int take(struct rck_ctx *ctx, const struct rck_inventory *inv, const char *devname,
-		unsigned int portnum, struct rck_snapshot *snap)
+static int take(struct rck_ctx *ctx, struct sysfs_cache *fc, const struct rck_inventory *inv,
+		const struct ctr_want *want, const char *devname, unsigned int portnum, struct rck_snapshot *snap)
 {
 	unsigned int total = 0;
 	bool found_dev = false, found_port = false;
@@ -197,7 +204,7 @@ static int take(struct rck_ctx *ctx, const struct rck_inventory *inv, const char
 			if (portnum && dev->ports[i].num != portnum)
 				continue;
 			found_port = true;
-			rc = read_port(ctx, dev, &dev->ports[i], &snap->ports[snap->n_ports]);
+			rc = read_port(ctx, fc, dev, &dev->ports[i], want, &snap->ports[snap->n_ports]);
 			snap->n_ports++;
 			if (rc)
 				return rc;
@@ -211,6 +218,24 @@ static int take(struct rck_ctx *ctx, const struct rck_inventory *inv, const char
 		rck_info(ctx, "%s has no port %u", devname, portnum);
 		return -ENODEV;
 	}
+	return 0;
+}
+
+int ctr_snapshot_cached(struct rck_ctx *ctx, struct sysfs_cache *fc, const struct rck_inventory *inv,
+			const struct ctr_want *want, struct rck_snapshot **out)
+{
+	struct rck_snapshot *snap;
+	int rc;
+
+	if (!ctx || !inv || !out)
+		return -EINVAL;
+	snap = calloc(1, sizeof(*snap));
+	rc = snap ? take(ctx, fc, inv, want, NULL, 0, snap) : -ENOMEM;
+	if (rc) {
+		rck_snapshot_free(snap);
+		return rc;
+	}
+	*out = snap;
 	return 0;
 }
 
@@ -230,7 +255,7 @@ RCK_EXPORT int rck_snapshot_new(struct rck_ctx *ctx, const struct rck_inventory 
 		inv = own;
 	}
 	snap = calloc(1, sizeof(*snap));
-	rc = snap ? take(ctx, inv, dev, port, snap) : -ENOMEM;
+	rc = snap ? take(ctx, NULL, inv, NULL, dev, port, snap) : -ENOMEM;
 	rck_inventory_free(own);
 	if (rc) {
 		rck_snapshot_free(snap);

@@ -54,10 +54,23 @@ struct ctr_raw {
 	unsigned int seq;   /* order of addition, to keep the first of duplicates */
 };
 
+/* What a snapshot keeps (ctr_snapshot_cached): every raw value the vendor
+ * maps try for the neutral ids marked in @ids (all candidates, so the one
+ * that wins is the one a full snapshot takes) and the raw keys in @raw.
+ * Sysfs files of other values are not read; other ethtool/pause values
+ * not kept. The neutral ids not marked may then be missing. */
+struct ctr_want {
+	bool ids[RCK_CTR_COUNT];
+	const char *const *raw;
+	size_t n_raw;
+};
+
 struct ctr_port {
 	char *dev;
 	unsigned int port;
 	char *netdev;       /* NULL when the port has none */
+	const struct ctr_want *want; /* while reading: NULL keeps all */
+	enum rck_vendor vendor;      /* while reading, for @want */
 	struct ctr_raw *raw; /* sorted by key, no duplicates */
 	size_t n_raw, cap_raw;
 	bool has[RCK_CTR_COUNT];
@@ -105,6 +118,16 @@ struct rck_delta {
 	struct ctr_dport *ports;
 	unsigned int n_ports;
 };
+
+/* counters.c: rck_snapshot_new(ctx, inv, NULL, 0, out) with the sysfs
+ * files read through @fc (NULL: none; see sysfs_cache.h), only what @want
+ * keeps (NULL: all). */
+struct sysfs_cache;
+int ctr_snapshot_cached(struct rck_ctx *ctx, struct sysfs_cache *fc, const struct rck_inventory *inv,
+			const struct ctr_want *want, struct rck_snapshot **out);
+/* counters_vendor.c: true when @w keeps raw @key ("source/name") on a port
+ * of @vendor. */
+bool ctr_want_key(const struct ctr_want *w, enum rck_vendor vendor, const char *key);
 
 /* counters_raw.c: the per-port raw store. */
 /* Add a value: @val for RAW_OK, @text (copied) for RAW_TEXT, neither for

@@ -24,6 +24,8 @@ int ctr_raw_add(struct ctr_port *p, const char *key, enum raw_state state, uint6
 
 	if (strlen(key) > CTR_KEY_MAX)
 		return -ENAMETOOLONG;
+	if (p->want && !ctr_want_key(p->want, p->vendor, key))
+		return 0;
 	if (p->n_raw == p->cap_raw) {
 		size_t ncap = p->cap_raw ? p->cap_raw * 2 : 64;
 		struct ctr_raw *n = realloc(p->raw, ncap * sizeof(*n));

@@ -291,3 +291,39 @@ int ctr_map_neutral(struct ctr_port *p, enum rck_vendor vendor)
 		rc = apply(p, generic_last, RCK_ARRAY_SIZE(generic_last));
 	return rc;
 }
+
+/* @key against a map key whose '#' stands for a priority digit 0-7. */
+static bool key_match(const char *pat, const char *key)
+{
+	for (; *pat && *key; pat++, key++)
+		if (*pat == '#' ? *key < '0' || *key > '7' : *pat != *key)
+			return false;
+	return !*pat && !*key;
+}
+
+static bool map_wants(const struct ctr_map *map, size_t n, const bool *ids, const char *key)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned int nprio = map[i].flags & MAP_PRIO ? 8 : 1;
+		bool any = false;
+
+		for (unsigned int q = 0; q < nprio; q++)
+			any |= ids[(unsigned int)map[i].id + q];
+		for (int k = 0; any && k < MAP_KEYS && map[i].keys[k]; k++)
+			if (key_match(map[i].keys[k], key))
+				return true;
+	}
+	return false;
+}
+
+bool ctr_want_key(const struct ctr_want *w, enum rck_vendor vendor, const char *key)
+{
+	for (size_t i = 0; i < w->n_raw; i++)
+		if (!strcmp(w->raw[i], key))
+			return true;
+	if (map_wants(generic_first, RCK_ARRAY_SIZE(generic_first), w->ids, key) ||
+	    map_wants(generic_last, RCK_ARRAY_SIZE(generic_last), w->ids, key))
+		return true;
+	return (unsigned int)vendor < RCK_ARRAY_SIZE(vendor_maps) && vendor_maps[vendor].map &&
+	       map_wants(vendor_maps[vendor].map, vendor_maps[vendor].n, w->ids, key);
+}

@@ -30,6 +30,16 @@ int sysfs_path(const struct rck_ctx *ctx, char *buf, size_t len, const char *fmt
 	return 0;
 }
 
+/* First line of the @n bytes read, trailing whitespace removed. */
+static int sysfs_trim(char *buf, size_t n)
+{
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	for (size_t i = strlen(buf); i > 0 && isspace((unsigned char)buf[i - 1]); i--)
+		buf[i - 1] = '\0';
+	return buf[0] ? 0 : -ENODATA;
+}
+
 int sysfs_read_str(const char *path, char *buf, size_t len)
 {
 	ssize_t n;
@@ -47,11 +57,20 @@ int sysfs_read_str(const char *path, char *buf, size_t len)
 	close(fd);
 	if (n < 0)
 		return -err;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	for (size_t i = strlen(buf); i > 0 && isspace((unsigned char)buf[i - 1]); i--)
-		buf[i - 1] = '\0';
-	return buf[0] ? 0 : -ENODATA;
+	return sysfs_trim(buf, (size_t)n);
+}
+
+int sysfs_fd_read_str(int fd, char *buf, size_t len)
+{
+	ssize_t n;
+
+	if (len == 0)
+		return -EINVAL;
+	/* a sysfs attribute is generated again by a read at offset 0 */
+	n = pread(fd, buf, len - 1, 0);
+	if (n < 0)
+		return -errno;
+	return sysfs_trim(buf, (size_t)n);
 }
 
 int sysfs_parse_u64(const char *s, uint64_t *val)

@@ -19,6 +19,9 @@ int sysfs_path(const struct rck_ctx *ctx, char *buf, size_t len, const char *fmt
  * when empty. */
 int sysfs_read_str(const char *path, char *buf, size_t len);
 
+/* As sysfs_read_str() on a file already open (pread at offset 0). */
+int sysfs_fd_read_str(int fd, char *buf, size_t len);
+
 /* Read an unsigned decimal number (base 10 always, as the kernel writes). -EINVAL when the text is not
  * one number (the text is then left in @raw if given, for the caller to keep). */
 int sysfs_read_u64(const char *path, uint64_t *val, char *raw, size_t rawlen);

@@ -9,6 +9,7 @@
 
 #include "monitor_int.h"
 #include "rocecheck/inventory.h"
+#include "sysfs_cache.h"
 
 #define NS 1000000000ull
 
@@ -69,6 +70,11 @@ RCK_EXPORT int rck_monitor_new(struct rck_ctx *ctx, const struct rck_monitor_con
 		goto fail;
 	}
 	m->port = ntohs(((struct sockaddr_in *)&sa)->sin_port);
+	/* room for pings and answers that arrive while this process is not
+	 * scheduled (the default ~200 KiB holds ~50 ms of 8 NICs x 64 peers);
+	 * FORCE needs CAP_NET_ADMIN, the plain option is capped by rmem_max */
+	if (setsockopt(m->fd, SOL_SOCKET, SO_RCVBUFFORCE, &(int){ MD_RCVBUF }, sizeof(int)))
+		(void)setsockopt(m->fd, SOL_SOCKET, SO_RCVBUF, &(int){ MD_RCVBUF }, sizeof(int));
 	if ((rc = md_paths_open(m)))
 		goto fail;
 	*out = m;
@@ -93,6 +99,7 @@ RCK_EXPORT void rck_monitor_free(struct rck_monitor *m)
 	free(m->peers);
 	free(m->ports);
 	rck_inventory_free(m->inv);
+	sysfs_cache_free(m->files);
 	mf_list_free(&m->ctr_now);
 	mf_list_free(&m->probe_now);
 	mh_free(&m->hold_ctr);
@@ -153,7 +160,7 @@ static int poll_counters(struct rck_monitor *m)
 	mf_list_clear(&m->ctr_now);
 	bool dcb = m->want_dcb || !m->polls;
 
-	if (m->cfg.counters && !ms_poll(m->ctx, dcb, &m->inv, dcb || m->polls % MD_INV_POLLS == 0,
+	if (m->cfg.counters && !ms_poll(m->ctx, dcb, &m->inv, &m->files, dcb || m->polls % MD_INV_POLLS == 0,
 					&s, &names, &ports, &n)) {
 		m->want_dcb = false;
 		pv = calloc(n ? n : 1, sizeof(*pv));
@@ -248,6 +255,7 @@ RCK_EXPORT int rck_monitor_run(struct rck_monitor *m)
 
 		if (now >= end)
 			break;
+		md_loop_seen(m, now);
 		/* sends are batched on a 10 ms tick: one pass over the peers per
 		 * tick, not per probe */
 		if (now >= next_tick) {
@@ -262,6 +270,7 @@ RCK_EXPORT int rck_monitor_run(struct rck_monitor *m)
 				if (p->next_ns < now) /* fell behind (a stopped process): no burst */
 					p->next_ns = now + (uint64_t)((double)NS / p->rate_hz);
 			}
+			md_flush(m);
 			next_tick = now + MD_TICK_NS;
 			md_paths_tick(m, now);
 			/* a completion whose event was missed waits one tick at most */

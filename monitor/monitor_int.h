@@ -213,13 +213,19 @@ typedef int (*mc_localise_fn)(void *arg, const struct mc_set *s, struct mf_list 
  * endpoint in most remaining pairs (two or more), then single links. */
 int mc_group(const struct mc_set *s, mc_localise_fn localise, void *arg, struct mf_list *out);
 
+/* The counters a poll reads (sample.c): those rules.c and prom.c use. */
+struct ctr_want;
+extern const struct ctr_want ms_want;
 /* Read every port once (sample.c), with its DCB state when @dcb; the
  * inventory in *@cache is read again (and the GID table compared) when
- * @refresh or absent. @out, @names and @ports are allocated (n entries
- * each; the caller frees them). 0 or -errno. */
+ * @refresh or absent, and the counter and state files kept open in *@files
+ * (sysfs_cache.h) are dropped then and opened again. @out, @names and
+ * @ports are allocated (n entries each; the caller frees them). 0 or -errno. */
 struct rck_inventory;
-int ms_poll(struct rck_ctx *ctx, bool dcb, struct rck_inventory **cache, bool refresh,
-	    struct ms_sample **out, char (**names)[MF_STR], unsigned int **ports, unsigned int *n);
+struct sysfs_cache;
+int ms_poll(struct rck_ctx *ctx, bool dcb, struct rck_inventory **cache, struct sysfs_cache **files,
+	    bool refresh, struct ms_sample **out, char (**names)[MF_STR], unsigned int **ports,
+	    unsigned int *n);
 
 /* ---- the daemon (config.c, daemon.c, probe.c, prom.c) ---- */
 
@@ -245,6 +251,19 @@ struct rck_monitor_config {
 #define MD_INV_POLLS 10
 /* Sends are batched on this tick; expiry checked every tenth. */
 #define MD_TICK_NS 10000000ull
+/* UDP probes queued per tick and answers per read, sent with one sendmmsg */
+#define MD_BATCH 64
+/* A full send buffer (EAGAIN, ENOBUFS) is waited out this long once per batch:
+ * a NIC frees it as sends complete, in microseconds; still full after that
+ * a datagram refused is lost, as on a NIC that cannot send. */
+#define MD_TX_WAIT_MS 2
+/* The loop never means to sleep over 100 ms: a longer gap is this process
+ * not scheduled (a loaded host, SIGSTOP, a VM paused). Probes in flight then
+ * get a whole timeout from the resumption, so the monitor's own stall is
+ * not counted as the path's loss. */
+#define MD_STALL_NS 250000000ull
+/* The UDP socket's receive buffer asked for (bytes). */
+#define MD_RCVBUF (1 << 20)
 
 struct md_peer {
 	char name[MF_STR], addr[64];
@@ -252,7 +271,7 @@ struct md_peer {
 	socklen_t salen;
 	double rate_hz;
 	uint64_t next_ns;
-	uint32_t seq;
+	uint32_t seq, tail;         /* next to send; oldest that may be in flight (md_expire) */
 	struct {
 		uint32_t seq;
 		uint64_t t_ns;
@@ -375,6 +394,13 @@ struct rck_monitor {
 	unsigned int n_peers;
 	struct md_ud *ud;              /* one per local RDMA port with a RoCE v2 IPv4 GID (path.c) */
 	unsigned int n_ud;
+	struct md_msg tx_msg[MD_BATCH]; /* UDP probes of this tick not sent yet (md_flush) */
+	struct iovec tx_iov[MD_BATCH];
+	struct mmsghdr tx_hdr[MD_BATCH];
+	unsigned int tx_peer[MD_BATCH];
+	unsigned int n_tx;
+	uint64_t loop_ns, resume_ns;   /* the loop's last pass; when it last came back from a stall */
+	uint64_t stalls, stall_max_ns; /* stalls seen (md_loop_seen) and the longest */
 	uint64_t start_ns;
 	struct mr_port *ports;
 	unsigned int n_ports;
@@ -384,6 +410,7 @@ struct rck_monitor {
 	uint64_t windows, polls;
 	bool want_dcb;                 /* read DCB state next poll (first, after a flap) */
 	struct rck_inventory *inv;     /* read again after flaps and every MD_INV_POLLS polls */
+	struct sysfs_cache *files;     /* counter files kept open between those reads */
 	struct rck_exporter *exporter; /* /metrics (metrics_http.c), NULL unless asked */
 	pthread_mutex_t snap_mu;       /* guards snap: the exporter's thread reads it */
 	char *snap;
@@ -397,8 +424,16 @@ void md_metrics_free(struct rck_monitor *m);
 int md_addr(const char *s, unsigned int def_port, struct sockaddr_storage *sa, socklen_t *len);
 uint64_t md_now(void);
 void md_send(struct rck_monitor *m, unsigned int i, uint64_t now);
+/* Probes in flight unanswered for the timeout counted lost; after a stall of
+ * this process (md_loop_seen) the timeout runs from its end. */
 void md_expire(struct rck_monitor *m, uint64_t now);
+/* The run loop's pass at @now: a gap over MD_STALL_NS since the last is a
+ * stall of this process, remembered for md_expire. */
+void md_loop_seen(struct rck_monitor *m, uint64_t now);
 void md_recv(struct rck_monitor *m);
+/* Send the UDP probes md_send() queued (one sendmmsg for up to MD_BATCH),
+ * stamped with the time they go out. */
+void md_flush(struct rck_monitor *m);
 /* A pong for probe @msg came back over UDP or UD (@rdma) at @now; @nic_rx
  * the NIC's receive time (ticks) when the endpoint has them, else NULL. */
 void md_match(struct rck_monitor *m, const struct md_msg *msg, bool rdma, uint64_t now,

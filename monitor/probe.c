@@ -2,6 +2,7 @@
  * or RDMA UD (ud.c), the peer's responder echoing them; pongs matched here. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -88,6 +89,65 @@ static void put(struct md_msg *m, uint32_t type, uint32_t id, uint32_t seq, uint
 	m->t_ns = t;
 }
 
+/* Send @n prepared datagrams. sendmmsg may send fewer than asked with no
+ * error: the rest go in the next call. One the route refuses (no route, a
+ * firewall) is skipped and the rest still go: its loss is the timeout's, as
+ * on the wire. A full send buffer (EAGAIN, ENOBUFS) is waited out once, for
+ * MD_TX_WAIT_MS; still full, each datagram refused is skipped in turn (at
+ * most @n calls) and the timeout counts it: a host that cannot send is a
+ * path that loses. */
+static void send_batch(int fd, struct mmsghdr *h, unsigned int n)
+{
+	unsigned int off = 0, intr = 0;
+	bool waited = false;
+
+	while (off < n) {
+		int r = sendmmsg(fd, h + off, n - off, MSG_DONTWAIT), err = errno;
+		struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+
+		if (r > 0) {
+			off += (unsigned int)r;
+		} else if (r < 0 && err == EINTR && intr++ < 4) {
+			continue;
+		} else if (r < 0 && (err == EAGAIN || err == EWOULDBLOCK || err == ENOBUFS) && !waited) {
+			waited = true;
+			(void)poll(&pfd, 1, MD_TX_WAIT_MS);
+		} else {
+			off++;
+		}
+	}
+}
+
+void md_flush(struct rck_monitor *m)
+{
+	uint64_t t = md_now();
+
+	/* stamped as they go out: a preemption between queueing and sending is
+	 * this host's delay, not the path's RTT */
+	for (unsigned int k = 0; k < m->n_tx; k++) {
+		struct md_peer *p = &m->peers[m->tx_peer[k]];
+
+		p->slot[ntohl(m->tx_msg[k].seq) % MD_SLOTS].t_ns = t;
+		m->tx_msg[k].t_ns = t;
+	}
+	send_batch(m->fd, m->tx_hdr, m->n_tx);
+	m->n_tx = 0;
+}
+
+static void queue(struct rck_monitor *m, unsigned int peer, const struct md_msg *msg,
+		  const struct sockaddr_storage *sa, socklen_t salen)
+{
+	unsigned int k = m->n_tx++;
+
+	m->tx_peer[k] = peer;
+	m->tx_msg[k] = *msg;
+	m->tx_iov[k] = (struct iovec){ .iov_base = &m->tx_msg[k], .iov_len = sizeof(*msg) };
+	m->tx_hdr[k] = (struct mmsghdr){ .msg_hdr = { .msg_name = (void *)sa, .msg_namelen = salen,
+						      .msg_iov = &m->tx_iov[k], .msg_iovlen = 1 } };
+	if (m->n_tx == MD_BATCH)
+		md_flush(m);
+}
+
 void md_send(struct rck_monitor *m, unsigned int i, uint64_t now)
 {
 	struct md_peer *p = &m->peers[i];
@@ -111,7 +171,7 @@ void md_send(struct rck_monitor *m, unsigned int i, uint64_t now)
 		(void)mu_send(&m->ud[p->ep], p->gid, p->sgid_index, p->qpn, p->qkey, &msg,
 			      ((uint64_t)i << 32) | (p->seq - 1));
 	else
-		(void)sendto(m->fd, &msg, sizeof(msg), MSG_DONTWAIT, (struct sockaddr *)&p->sa, p->salen);
+		queue(m, i, &msg, &p->sa, p->salen);
 }
 
 void md_match(struct rck_monitor *m, const struct md_msg *msg, bool rdma, uint64_t now,
@@ -159,50 +219,98 @@ void md_sent_at(struct rck_monitor *m, uint32_t peer, uint32_t seq, uint64_t ts)
 	}
 }
 
+void md_loop_seen(struct rck_monitor *m, uint64_t now)
+{
+	if (m->loop_ns && now > m->loop_ns + MD_STALL_NS) {
+		m->stalls++;
+		if (now - m->loop_ns > m->stall_max_ns)
+			m->stall_max_ns = now - m->loop_ns;
+		m->resume_ns = now;
+	}
+	m->loop_ns = now;
+}
+
+/* Slots are taken in sequence order and stamped in time order, so each
+ * peer's scan starts at its oldest probe that may be in flight (tail) and
+ * stops at the first one not yet due: O(probes), not O(peers x MD_SLOTS). */
 void md_expire(struct rck_monitor *m, uint64_t now)
 {
 	for (unsigned int i = 0; i < m->n_peers; i++) {
 		struct md_peer *p = &m->peers[i];
 
-		for (unsigned int s = 0; s < MD_SLOTS; s++) {
-			if (p->slot[s].busy && now - p->slot[s].t_ns > m->th.probe_timeout_ns) {
-				p->slot[s].busy = false;
-				mw_lost(&p->win);
-				p->lost_total++;
-			}
+		if (p->seq - p->tail > MD_SLOTS)
+			p->tail = p->seq - MD_SLOTS;
+		for (; p->tail != p->seq; p->tail++) {
+			unsigned int s = p->tail % MD_SLOTS;
+			uint64_t from = p->slot[s].t_ns > m->resume_ns ? p->slot[s].t_ns : m->resume_ns;
+
+			if (!p->slot[s].busy || p->slot[s].seq != p->tail)
+				continue;
+			/* stamped after @now (sent in this pass) or not due: nor are the later ones */
+			if (now <= from || now - from <= m->th.probe_timeout_ns)
+				break;
+			p->slot[s].busy = false;
+			mw_lost(&p->win);
+			p->lost_total++;
 		}
 	}
 }
 
-/* Drain the socket: answer pings, match pongs. Never blocks. */
+/* Drain the socket: answer pings (one sendmmsg per batch read), match
+ * pongs. Never blocks. */
 void md_recv(struct rck_monitor *m)
 {
-	for (int budget = 0; budget < 4096; budget++) {
-		struct sockaddr_storage from;
-		socklen_t flen = sizeof(from);
-		unsigned char buf[64];
-		struct md_msg msg;
-		ssize_t n = recvfrom(m->fd, buf, sizeof(buf), MSG_DONTWAIT, (struct sockaddr *)&from, &flen);
+	struct sockaddr_storage from[MD_BATCH];
+	unsigned char buf[MD_BATCH][64];
+	struct iovec iov[MD_BATCH], oiov[MD_BATCH];
+	struct mmsghdr h[MD_BATCH], out[MD_BATCH];
+	struct md_msg pong[MD_BATCH];
 
-		if (n < 0)
+	for (int budget = 0; budget < 4096;) {
+		unsigned int n_out = 0;
+		int n;
+
+		for (unsigned int k = 0; k < MD_BATCH; k++) {
+			iov[k] = (struct iovec){ .iov_base = buf[k], .iov_len = sizeof(buf[k]) };
+			h[k] = (struct mmsghdr){ .msg_hdr = { .msg_name = &from[k], .msg_namelen = sizeof(from[k]),
+							      .msg_iov = &iov[k], .msg_iovlen = 1 } };
+		}
+		n = recvmmsg(m->fd, h, MD_BATCH, MSG_DONTWAIT, NULL);
+		if (n <= 0)
 			return;
-		if ((size_t)n == MD_HELLO_LEN) {
-			struct md_hello h;
+		budget += n;
+		for (int k = 0; k < n; k++) {
+			size_t len = h[k].msg_len;
+			socklen_t flen = h[k].msg_hdr.msg_namelen;
+			struct md_msg msg;
 
-			if (!md_hello_parse(buf, (size_t)n, &h))
-				md_hello_recv(m, &h, &from, flen);
-			continue;
+			if (len == MD_HELLO_LEN) {
+				struct md_hello hl;
+
+				if (!md_hello_parse(buf[k], len, &hl))
+					md_hello_recv(m, &hl, &from[k], flen);
+				continue;
+			}
+			if (md_msg_parse(buf[k], len, &msg))
+				continue;
+			if (msg.type == MD_PING) {
+				struct md_msg *o = &pong[n_out];
+
+				*o = msg;
+				o->magic = htonl(MD_MAGIC);
+				o->type = htonl(MD_PONG);
+				o->id = htonl(msg.id);
+				o->seq = htonl(msg.seq);
+				oiov[n_out] = (struct iovec){ .iov_base = o, .iov_len = sizeof(*o) };
+				out[n_out] = (struct mmsghdr){ .msg_hdr = { .msg_name = &from[k], .msg_namelen = flen,
+									    .msg_iov = &oiov[n_out], .msg_iovlen = 1 } };
+				n_out++;
+				continue;
+			}
+			md_match(m, &msg, false, md_now(), NULL);
 		}
-		if (md_msg_parse(buf, (size_t)n, &msg))
-			continue;
-		if (msg.type == MD_PING) {
-			msg.magic = htonl(MD_MAGIC);
-			msg.type = htonl(MD_PONG);
-			msg.id = htonl(msg.id);
-			msg.seq = htonl(msg.seq);
-			(void)sendto(m->fd, &msg, sizeof(msg), MSG_DONTWAIT, (struct sockaddr *)&from, flen);
-			continue;
-		}
-		md_match(m, &msg, false, md_now(), NULL);
+		send_batch(m->fd, out, n_out);
+		if (n < MD_BATCH)
+			return;
 	}
 }

@@ -86,6 +86,7 @@ static void ports(FILE *f, const struct rck_monitor *m)
 	}
 	mp_family(f, "rocecheck_monitor_errors_total", "counter", "Error counter increases since the monitor started.");
 	for (unsigned int i = 0; i < m->n_ports; i++) {
+		/* each in sample.c's ms_want: the poll reads no other */
 		static const struct { unsigned int idx; const char *name; } e[] = {
 			{RCK_CTR_SYMBOL_ERRORS, "symbol_errors"},
 			{RCK_CTR_LINK_ERROR_RECOVERY, "link_error_recovery"},

@@ -53,6 +53,7 @@ static bool delta_extra(const struct ms_sample *a, const struct ms_sample *b, en
 	return true;
 }
 
+/* A counter a rule reads must be in sample.c's ms_want: the poll reads no other. */
 struct rate_rule {
 	enum rck_counter id;      /* RCK_CTR_COUNT: the extra below */
 	enum ms_extra extra;

@@ -8,7 +8,9 @@
 #include "monitor_int.h"
 #include "rocecheck/dcb.h"
 #include "rocecheck/inventory.h"
+#include "counters.h"
 #include "sysfs.h"
+#include "sysfs_cache.h"
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
 {
@@ -71,8 +73,28 @@ static void dcb_state(struct rck_ctx *ctx, const char *netdev, struct ms_state *
 	rck_dcb_free(dcb);
 }
 
-int ms_poll(struct rck_ctx *ctx, bool dcb, struct rck_inventory **cache, bool refresh,
-	    struct ms_sample **out, char (**names)[MF_STR], unsigned int **ports, unsigned int *n_out)
+/* What the rules (rules.c) and the metrics (prom.c) read: the rest of a
+ * port's ~90 counter files is not read each second. */
+static const char *const ms_raw[] = { "hw_counters/roce_slow_restart" };
+const struct ctr_want ms_want = {
+	.ids = {
+		[RCK_CTR_SYMBOL_ERRORS] = true,
+		[RCK_CTR_LINK_ERROR_RECOVERY] = true,
+		[RCK_CTR_LINK_DOWNED] = true,
+		[RCK_CTR_TX_DISCARDS] = true,
+		[RCK_CTR_ECN_MARKED_PACKETS] = true,
+		[RCK_CTR_CNP_SENT] = true,
+		[RCK_CTR_PAUSE_STORM_EVENTS] = true,
+		[RCK_CTR_PFC_RX_PAUSE_DURATION ... RCK_CTR_PFC_RX_PAUSE_DURATION + 7] = true,
+		[RCK_CTR_PFC_TX_PAUSE_DURATION ... RCK_CTR_PFC_TX_PAUSE_DURATION + 7] = true,
+	},
+	.raw = ms_raw,
+	.n_raw = RCK_ARRAY_SIZE(ms_raw),
+};
+
+int ms_poll(struct rck_ctx *ctx, bool dcb, struct rck_inventory **cache, struct sysfs_cache **files,
+	    bool refresh, struct ms_sample **out, char (**names)[MF_STR], unsigned int **ports,
+	    unsigned int *n_out)
 {
 	struct rck_inventory *inv = *cache;
 	struct rck_snapshot *snap = NULL;
@@ -86,11 +108,16 @@ int ms_poll(struct rck_ctx *ctx, bool dcb, struct rck_inventory **cache, bool re
 	if (refresh) {
 		rck_inventory_free(inv);
 		*cache = NULL;
+		/* files come and go with the devices: opened again with it */
+		sysfs_cache_free(*files);
+		*files = NULL;
 		if ((rc = rck_inventory_new(ctx, &inv)))
 			return rc;
 		*cache = inv;
+		/* without memory for it, each file is opened each poll */
+		(void)sysfs_cache_new(files);
 	}
-	if ((rc = rck_snapshot_new(ctx, inv, NULL, 0, &snap)))
+	if ((rc = ctr_snapshot_cached(ctx, *files, inv, &ms_want, &snap)))
 		return rc;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	n = rck_snapshot_port_count(snap);
@@ -129,7 +156,7 @@ int ms_poll(struct rck_ctx *ctx, bool dcb, struct rck_inventory **cache, bool re
 		/* the state file each poll; the GID table from the inventory, read
 		 * again (refresh) after a flap and every few seconds */
 		if (!sysfs_path(ctx, path, sizeof(path), "class/infiniband/%s/ports/%u/state", dn, pn) &&
-		    !sysfs_read_str(path, buf, sizeof(buf)))
+		    !sysfs_cache_read_str(*files, path, buf, sizeof(buf)))
 			state = buf;
 		else
 			state = rck_port_state(port);
@@ -138,7 +165,7 @@ int ms_poll(struct rck_ctx *ctx, bool dcb, struct rck_inventory **cache, bool re
 			gid_state(port, &s->st);
 		nd = rck_port_netdev(port);
 		if (nd && !sysfs_path(ctx, path, sizeof(path), "class/net/%s/carrier_changes", nd) &&
-		    !sysfs_read_u64(path, &v, NULL, 0)) {
+		    !sysfs_cache_read_str(*files, path, buf, sizeof(buf)) && !sysfs_parse_u64(buf, &v)) {
 			s->extra[MS_CARRIER_CHANGES] = v;
 			s->has_extra[MS_CARRIER_CHANGES] = 1;
 		}

@@ -18,6 +18,7 @@
 
 #include "counters.h"
 #include "internal.h"
+#include "sysfs_cache.h"
 
 struct logs {
 	int warnings, errors;
@@ -1137,6 +1138,41 @@ static void test_saturation_widths(void **state)
 	assert_int_equal(ctr_source_bits(NULL), 0);
 }
 
+/* The monitor's file cache: a kept file read again sees what was written in
+ * place (pread at 0), a listing is kept, a missing file is not. */
+static void test_sysfs_cache(void **state)
+{
+	char dir[] = "/tmp/rck-sc-XXXXXX", path[256], buf[64];
+	struct sysfs_cache *c = NULL;
+	char **names = NULL;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/a", dir);
+	assert_non_null(f = fopen(path, "w"));
+	fputs("5\n", f);
+	fclose(f);
+	assert_int_equal(sysfs_cache_new(&c), 0);
+	assert_int_equal(sysfs_cache_read_str(c, path, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "5");
+	assert_non_null(f = fopen(path, "w"));
+	fputs("1234\n", f);
+	fclose(f);
+	assert_int_equal(sysfs_cache_read_str(c, path, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "1234");
+	assert_int_equal(sysfs_cache_list(c, dir, &names), 1);
+	assert_string_equal(names[0], "a");
+	sysfs_cache_names_free(c, dir, names);
+	assert_int_equal(sysfs_cache_list(c, dir, &names), 1);
+	sysfs_cache_names_free(c, dir, names);
+	assert_int_equal(unlink(path), 0);
+	snprintf(path, sizeof(path), "%s/none", dir);
+	assert_int_equal(sysfs_cache_read_str(c, path, buf, sizeof(buf)), -ENOENT);
+	sysfs_cache_free(c);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1159,6 +1195,7 @@ int main(void)
 		cmocka_unit_test(test_load_rejects),
 		cmocka_unit_test(test_save_policy),
 		cmocka_unit_test(test_sidecar),
+		cmocka_unit_test(test_sysfs_cache),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,304 @@
+/* The monitor's UDP probe path on loopback, the clock and sendmmsg faked
+ * where needed: a stall of the prober is no loss, short and refused sends. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <rocecheck/rocecheck.h>
+
+#include "../../monitor/monitor_int.h"
+
+#define NS 1000000000ull
+
+/* sendmmsg as the kernel may answer it (linked with --wrap=sendmmsg). */
+enum { TX_REAL, TX_SHORT, TX_EAGAIN_ONCE, TX_FULL, TX_REFUSE_ID2 };
+static int tx_mode;
+static unsigned int tx_calls;
+int __real_sendmmsg(int fd, struct mmsghdr *h, unsigned int n, int flags);
+int __wrap_sendmmsg(int fd, struct mmsghdr *h, unsigned int n, int flags);
+
+int __wrap_sendmmsg(int fd, struct mmsghdr *h, unsigned int n, int flags)
+{
+	const struct md_msg *first = h[0].msg_hdr.msg_iov->iov_base;
+
+	tx_calls++;
+	switch (tx_mode) {
+	case TX_SHORT: /* fewer than asked, no error */
+		return __real_sendmmsg(fd, h, n < 5 ? n : 5, flags);
+	case TX_EAGAIN_ONCE:
+		if (tx_calls == 1) {
+			errno = EAGAIN;
+			return -1;
+		}
+		break;
+	case TX_FULL:
+		errno = EAGAIN;
+		return -1;
+	case TX_REFUSE_ID2: /* the route refuses the ping to peer 2 */
+		if (ntohl(first->type) == MD_PING && ntohl(first->id) == 2) {
+			errno = EHOSTUNREACH;
+			return -1;
+		}
+		for (unsigned int k = 1; k < n; k++) {
+			const struct md_msg *m = h[k].msg_hdr.msg_iov->iov_base;
+
+			if (ntohl(m->type) == MD_PING && ntohl(m->id) == 2)
+				return __real_sendmmsg(fd, h, k, flags);
+		}
+		break;
+	}
+	return __real_sendmmsg(fd, h, n, flags);
+}
+
+struct pair {
+	struct rck_ctx *ctx;
+	struct rck_monitor *s, *r; /* the prober, the responder */
+};
+
+static void pair_new(struct pair *pr, unsigned int peers)
+{
+	struct rck_monitor_config *cr = NULL, *cs = NULL;
+	struct rck_pinglist *pl = NULL;
+	char name[16], addr[32];
+
+	assert_int_equal(rck_ctx_new(&pr->ctx), 0);
+	assert_int_equal(rck_monitor_config_new(&cr), 0);
+	assert_int_equal(rck_monitor_config_new(&cs), 0);
+	assert_int_equal(rck_pinglist_new(&pl), 0);
+	rck_monitor_config_set_listen(cr, "127.0.0.1", 0);
+	rck_monitor_config_set_transport(cr, RCK_MONITOR_TRANSPORT_UDP);
+	assert_int_equal(rck_monitor_new(pr->ctx, cr, &pr->r), 0);
+	for (unsigned int i = 0; i < peers; i++) {
+		snprintf(name, sizeof(name), "p%u", i);
+		snprintf(addr, sizeof(addr), "127.0.0.1:%u", rck_monitor_port(pr->r));
+		assert_int_equal(rck_pinglist_add(pl, name, addr, 100, NULL), 0);
+	}
+	rck_monitor_config_set_pinglist(cs, pl);
+	rck_monitor_config_set_listen(cs, "127.0.0.1", 0);
+	rck_monitor_config_set_transport(cs, RCK_MONITOR_TRANSPORT_UDP);
+	assert_int_equal(rck_monitor_new(pr->ctx, cs, &pr->s), 0);
+	assert_int_equal(pr->s->th.probe_timeout_ns, NS);
+	rck_monitor_config_free(cr);
+	rck_monitor_config_free(cs);
+	rck_pinglist_free(pl);
+	tx_mode = TX_REAL;
+	tx_calls = 0;
+}
+
+static void pair_free(struct pair *pr)
+{
+	rck_monitor_free(pr->s);
+	rck_monitor_free(pr->r);
+	rck_ctx_free(pr->ctx);
+}
+
+static unsigned int answered(const struct pair *pr)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < pr->s->n_peers; i++)
+		n += pr->s->peers[i].win.n_rtt;
+	return n;
+}
+
+static uint64_t lost(const struct pair *pr)
+{
+	uint64_t n = 0;
+
+	for (unsigned int i = 0; i < pr->s->n_peers; i++)
+		n += pr->s->peers[i].lost_total;
+	return n;
+}
+
+/* The responder answers, the prober matches, until @want RTTs (2 s at most). */
+static void pump(struct pair *pr, unsigned int want)
+{
+	uint64_t end = md_now() + 2 * NS;
+
+	while (answered(pr) < want && md_now() < end) {
+		struct pollfd pfd[2] = { { .fd = pr->r->fd, .events = POLLIN }, { .fd = pr->s->fd, .events = POLLIN } };
+
+		(void)poll(pfd, 2, 10);
+		md_recv(pr->r);
+		md_recv(pr->s);
+	}
+}
+
+/* One tick: every peer probed at @now, the batch flushed. */
+static void tick(struct pair *pr, uint64_t now)
+{
+	for (unsigned int i = 0; i < pr->s->n_peers; i++)
+		md_send(pr->s, i, now);
+	md_flush(pr->s);
+}
+
+/* The whole process stopped 1.5 s after a batch went out (the bench's
+ * lost batch: its responder is a thread of the same process): when the
+ * prober runs first, nothing is lost; the answers are matched once the
+ * responder runs, and a probe really unanswered is lost one timeout after
+ * the resumption. */
+static void test_stall_is_no_loss(void **state)
+{
+	struct pair pr;
+	uint64_t t0;
+
+	(void)state;
+	pair_new(&pr, 64);
+	t0 = md_now();
+	md_loop_seen(pr.s, t0);
+	tick(&pr, t0);
+	md_loop_seen(pr.s, t0 + 1500000000ull);
+	assert_int_equal(pr.s->stalls, 1);
+	md_recv(pr.s);
+	md_expire(pr.s, t0 + 1500000000ull);
+	assert_int_equal(lost(&pr), 0);
+	pump(&pr, 64);
+	assert_int_equal(answered(&pr), 64);
+	md_expire(pr.s, t0 + 4 * NS);
+	assert_int_equal(lost(&pr), 0);
+
+	/* a batch sent before a stall and never answered: lost, but only a
+	 * whole timeout after the prober came back */
+	pair_free(&pr);
+	pair_new(&pr, 64);
+	t0 = md_now();
+	md_loop_seen(pr.s, t0);
+	tick(&pr, t0);
+	md_loop_seen(pr.s, t0 + 1500000000ull);
+	md_expire(pr.s, t0 + 2400000000ull);
+	assert_int_equal(lost(&pr), 0);
+	md_expire(pr.s, t0 + 2600000000ull);
+	assert_int_equal(lost(&pr), 64);
+	pair_free(&pr);
+}
+
+/* Without a stall the timeout is the probe's own: a responder that never
+ * answers loses every probe 1 s after it went, and only then. */
+static void test_timeout_without_stall(void **state)
+{
+	struct pair pr;
+	uint64_t t0, t;
+
+	(void)state;
+	pair_new(&pr, 64);
+	t0 = md_now();
+	md_loop_seen(pr.s, t0);
+	tick(&pr, t0);
+	for (t = t0; t < t0 + 1500000000ull; t += 10000000ull)
+		md_loop_seen(pr.s, t);
+	assert_int_equal(pr.s->stalls, 0);
+	/* sent after the pass's time (stamped at the flush): not due */
+	md_expire(pr.s, t0);
+	assert_int_equal(lost(&pr), 0);
+	md_expire(pr.s, t0 + 900000000ull);
+	assert_int_equal(lost(&pr), 0);
+	md_expire(pr.s, md_now() + NS + 1);
+	assert_int_equal(lost(&pr), 64);
+	/* counted once */
+	md_expire(pr.s, md_now() + 3 * NS);
+	assert_int_equal(lost(&pr), 64);
+	pair_free(&pr);
+}
+
+/* sendmmsg sending 5 of 64 at a time, or refusing the first call with a
+ * full buffer: every probe still goes out and is answered. */
+static void test_short_and_full_sends(void **state)
+{
+	struct pair pr;
+
+	(void)state;
+	pair_new(&pr, 64);
+	tx_mode = TX_SHORT;
+	tick(&pr, md_now());
+	assert_true(tx_calls >= 13);
+	pump(&pr, 64); /* the responder's answers go 5 at a time too */
+	assert_int_equal(answered(&pr), 64);
+	pair_free(&pr);
+
+	pair_new(&pr, 64);
+	tx_mode = TX_EAGAIN_ONCE;
+	tick(&pr, md_now());
+	assert_int_equal(tx_calls, 2);
+	tx_mode = TX_REAL;
+	pump(&pr, 64);
+	assert_int_equal(answered(&pr), 64);
+	pair_free(&pr);
+
+	/* a buffer that stays full: one wait, then one call per datagram, no
+	 * spin; the probes count lost by the timeout (a host that cannot send
+	 * loses) */
+	pair_new(&pr, 64);
+	tx_mode = TX_FULL;
+	tick(&pr, md_now());
+	assert_int_equal(tx_calls, 1 + 64);
+	md_expire(pr.s, md_now() + NS + 1);
+	assert_int_equal(lost(&pr), 64);
+	pair_free(&pr);
+}
+
+/* The route refusing one peer's datagram: the rest of the batch still goes. */
+static void test_refused_one(void **state)
+{
+	struct pair pr;
+
+	(void)state;
+	pair_new(&pr, 64);
+	tx_mode = TX_REFUSE_ID2;
+	tick(&pr, md_now());
+	pump(&pr, 63);
+	assert_int_equal(answered(&pr), 63);
+	assert_int_equal(pr.s->peers[2].win.n_rtt, 0);
+	md_expire(pr.s, md_now() + NS + 1);
+	assert_int_equal(lost(&pr), 1);
+	assert_int_equal(pr.s->peers[2].lost_total, 1);
+	pair_free(&pr);
+}
+
+/* 200 peers: four sendmmsg batches out, the responder reads and answers
+ * them in batches of MD_BATCH; sequence numbers wrapping past 2^32 and
+ * slots reused round the ring lose nothing. */
+static void test_batches_and_wrap(void **state)
+{
+	struct pair pr;
+	uint64_t t0 = md_now();
+
+	(void)state;
+	pair_new(&pr, 200);
+	for (unsigned int i = 0; i < 200; i++)
+		pr.s->peers[i].seq = pr.s->peers[i].tail = UINT32_MAX - 150;
+	for (unsigned int k = 0; k < 300; k++) { /* 3 s of probes at 100/s, each answered */
+		for (unsigned int i = 0; i < 200; i++)
+			mw_reset(&pr.s->peers[i].win);
+		md_loop_seen(pr.s, t0 + k * 10000000ull);
+		tick(&pr, md_now());
+		pump(&pr, 200);
+		assert_int_equal(answered(&pr), 200);
+		md_expire(pr.s, md_now());
+	}
+	md_expire(pr.s, md_now() + 2 * NS);
+	assert_int_equal(lost(&pr), 0);
+	assert_true(pr.s->peers[0].seq < 150);
+	pair_free(&pr);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stall_is_no_loss),
+		cmocka_unit_test(test_timeout_without_stall),
+		cmocka_unit_test(test_short_and_full_sends),
+		cmocka_unit_test(test_refused_one),
+		cmocka_unit_test(test_batches_and_wrap),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
