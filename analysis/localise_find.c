@@ -164,6 +164,24 @@ static void uplink_finding(const struct lc *l, struct rck_report *r, uint32_t c,
 	}
 }
 
+static bool probe_code(enum rck_finding_code c);
+
+/* Did the link analysis (first pass and retests) confirm a finding on NIC
+ * @label of @host, at either end of a link? */
+static bool nic_confirmed(const struct rck_report *r, const char *host, const char *label)
+{
+	for (unsigned int i = 0; i < r->n_findings; i++) {
+		const struct rck_finding *f = &r->findings[i];
+
+		if (!probe_code(f->code) || f->suspect || f->sev < RCK_SEVERITY_DEGRADED)
+			continue;
+		if ((f->host && !strcmp(f->host, host) && (!f->nic || !strcmp(f->nic, label))) ||
+		    (f->peer_host && !strcmp(f->peer_host, host) && f->peer_nic && !strcmp(f->peer_nic, label)))
+			return true;
+	}
+	return false;
+}
+
 static void nic_finding(const struct lc *l, struct rck_report *r, uint32_t n, int32_t other)
 {
 	const struct lc_comp *x = &l->c[n];
@@ -185,6 +203,19 @@ static void nic_finding(const struct lc *l, struct rck_report *r, uint32_t n, in
 			   "through the wrong switches: %u and %u of their probes bad (%s)", host, nic->label,
 			   sw ? sw : "?", port ? port : "?", o->label, osw, oport ? oport : "?", x->all_bad,
 			   l->c[other].all_bad, ev);
+		values(f, x);
+		return;
+	}
+	if (!x->why[LC_FAIL] && !x->why[LC_LOSS] && !nic_confirmed(r, host, nic->label)) {
+		/* Slow or late first measurements alone: on a loaded host the
+		 * sweep's own contention makes them (a healthy TCG lab named a
+		 * cable so). The retests decide a NIC's links; none agreed. */
+		f = an_add(r, RCK_FINDING_CABLE_BAD, RCK_SEVERITY_WARNING, RCK_ENTITY_LINK, host, nic->label, sw,
+			   port, "suspect: %s %s or its cable to %s %s: %u of the %u probes through it bad (%s) in the "
+			   "first pass, not confirmed by its retests; not acted on",
+			   host, nic->label, sw ? sw : "(no known switch)", port ? port : "", x->all_bad, x->all, ev);
+		if (f)
+			f->suspect = true;
 		values(f, x);
 		return;
 	}

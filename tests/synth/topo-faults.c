@@ -101,6 +101,10 @@ static struct meas effect(const struct tf_trial *t, uint32_t a, uint32_t b)
 		m.loss_src = a == v;
 		m.loss_dst = b == v;
 	}
+	if (t->nic_first > 0 && (a == v || b == v))
+		m.factor *= t->nic_first;
+	if (t->nic_retest > 0 && (a == v || b == v))
+		m.retest_factor *= t->nic_retest;
 	return m;
 }
 

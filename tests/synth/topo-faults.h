@@ -31,6 +31,9 @@ struct tf_trial {
 	unsigned int victim_leaf;   /* leaf number: rail * groups + group */
 	unsigned int victim_host, victim_rail;
 	bool also_cable;            /* and the victim host NIC's cable lossy too */
+	/* and the victim NIC's probes scaled so, no loss (0: not): first pass
+	 * (the sweep's contention on a loaded host) and retests apart */
+	double nic_first, nic_retest;
 };
 
 /* Draw the victims of @t from its seed. */
