@@ -210,6 +210,11 @@ struct rck_finding *an_add_nic(struct rck_report *r, const struct rck_analysis *
 struct rck_finding *an_add_link(struct rck_report *r, const struct rck_analysis *a,
 				const struct an_link *l, enum rck_finding_code code,
 				enum rck_severity sev, const char *fmt, ...) RCK_PRINTF(6, 7);
+/* A suspect link with a retest asked for, its mean of @m measurements
+ * or their retests' median @rmed below the floor @fl: a suspect warning,
+ * never drained, left if the caller has no pass left (links_undecided.c). */
+void an_link_undecided(struct rck_report *r, const struct rck_analysis *a, const struct an_link *l,
+		       double mean, double rmed, unsigned int m, double fl, double c);
 
 /* ---- checks ---- */
 void an_check_hosts(const struct rck_analysis *a, struct rck_report *r);  /* hosts.c */

@@ -548,6 +548,8 @@ static void judge_bw(const struct rck_analysis *a, struct rck_report *r, const s
 		r->links.inconclusive++;
 	} else {
 		an_retest_add(r, RCK_LINK_TEST_BW, l->src, l->dst);
+		/* Shown if the caller has no retest pass left to give it. */
+		an_link_undecided(r, a, l, sum / m, rmed, m, fl, c);
 	}
 }
 

@@ -150,6 +150,11 @@ struct mr_port {
 	uint64_t ecn_total, cnp_total;
 	bool changed[MS_WHAT_COUNT];
 	bool flapped;                    /* a flap since the last state check */
+	/* Downs counted from one source (carrier changes or the state, or the
+	 * port's link_downed) that the other has not shown yet: rxe and mlx5
+	 * raise link_downed apart from the carrier, a poll or more later, and
+	 * one bounce must count once. Forgotten after MR_DOWN_CREDIT_NS. */
+	uint64_t credit_carrier, credit_downed, credit_t_ns;
 	bool compared;                   /* state compared after a flap (the daemon says so) */
 	double tx_frac, rx_frac;         /* last poll: share paused, worst priority */
 	unsigned int tx_prio, rx_prio;

@@ -153,6 +153,9 @@ static void pauses(struct mr_port *p, const struct ms_sample *a, const struct ms
 	}
 }
 
+/* How long a down seen by one source waits for the other's. */
+#define MR_DOWN_CREDIT_NS 10000000000ULL
+
 void mr_poll(struct mr_port *p, const struct ms_sample *cur, const struct mr_th *th,
 	     struct mf_list *out)
 {
@@ -182,13 +185,26 @@ void mr_poll(struct mr_port *p, const struct ms_sample *cur, const struct mr_th 
 	delta_extra(prev, cur, MS_CARRIER_CHANGES, &dc);
 	delta(prev, cur, RCK_CTR_LINK_DOWNED, &dl);
 	{
-		uint64_t n = prev->link_up ? (dc + 1) / 2 : dc / 2;
+		uint64_t nc = prev->link_up ? (dc + 1) / 2 : dc / 2, m, n;
 		struct mf *f;
 
-		if (dl > n)
-			n = dl;
-		if (!n && prev->link_up && !cur->link_up)
-			n = 1;
+		if (!nc && prev->link_up && !cur->link_up)
+			nc = 1;
+		if (cur->t_ns - p->credit_t_ns > MR_DOWN_CREDIT_NS)
+			p->credit_carrier = p->credit_downed = 0;
+		/* each source first pays what the other counted before it */
+		m = nc < p->credit_downed ? nc : p->credit_downed;
+		nc -= m;
+		p->credit_downed -= m;
+		m = dl < p->credit_carrier ? dl : p->credit_carrier;
+		dl -= m;
+		p->credit_carrier -= m;
+		n = nc > dl ? nc : dl;
+		if (n) {
+			p->credit_carrier += n - dl;
+			p->credit_downed += n - nc;
+			p->credit_t_ns = cur->t_ns;
+		}
 		if (n) {
 			p->flaps += n;
 			p->flapped = true;

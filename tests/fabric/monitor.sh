@@ -193,16 +193,27 @@ bad=$(findings | awk '$1 != "n2" && ($2 == "link_flap" || $2 == "port_down")')
 [ -z "$bad" ] || fail "flaps reported on guests not bounced:"$'\n'"$bad"
 ok "n2 bounced: $code in $delay s (bound 5 s), RDMA state compared after (same, GID index $GIDX), /metrics counts 1 flap"
 
-# the bounce's findings (peers lost n2's probes) clear before the next phases
-t=$(date +%s%N)
-for _ in $(seq 80); do
+# the bounce's findings (peers lost n2's probes) clear before the next
+# phases, and stay clear for two windows: after the link came back, peers
+# whose neighbour entry for n2 failed while it was down lose its probes
+# for a few seconds more (a CI run saw probe_loss on n2 again 8 s after the
+# bounce, once the first findings had cleared).
+t=$(date +%s%N) tclear=
+for _ in $(seq 90); do
 	fetch_logs
 	out=$(collect)
-	[ -z "$out" ] && break
+	if [ -n "$out" ]; then
+		tclear=
+	elif [ -z "$tclear" ]; then
+		tclear=$(date +%s%N)
+		say "after the bounce every finding cleared in $(secs "$t" "$tclear") s"
+	elif (( $(date +%s%N) - tclear >= 10000000000 )); then
+		break
+	fi
 	sleep 0.5
 done
-[ -z "$out" ] || fail "findings after the bounce not cleared in $(secs "$t" "$(date +%s%N)") s: $out"
-say "after the bounce every finding cleared in $(secs "$t" "$(date +%s%N)") s"
+[ -z "$out" ] && [ -n "$tclear" ] || fail "findings after the bounce not cleared in $(secs "$t" "$(date +%s%N)") s: $out"
+say "clear for 10 s, $(secs "$t" "$(date +%s%N)") s after the bounce"
 
 # --- healthy: 30 s in which no finding becomes active.
 c0=$(cpu_ticks n1)

@@ -23,7 +23,7 @@ preflight() {
 	local name=$1 t
 	t=$(date +%s%N)
 	timeout 200 "$ROCELAB" host -- sh -c "exec \"$RCK\" -t 20000 preflight --hosts \"\$ROCELAB_NODES\" \
-		--config '$tmp/lab.conf' --size 65536 --iters 10 --retest-passes 4 --deadline 150 --report '$tmp/$name.json'" \
+		--config '$tmp/lab.conf' --size 65536 --iters 10 --retest-passes 8 --deadline 150 --report '$tmp/$name.json'" \
 		>"$tmp/$name.txt" 2>"$tmp/$name.err"
 	rc=$?
 	secs=$(since "$t")

@@ -839,6 +839,25 @@ static void test_retests(void **state)
 	assert_int_equal(rck_report_retest_count(r), 2);
 	assert_int_equal(rck_report_severity_count(r, RCK_SEVERITY_WARNING), 2);
 	rck_report_free(r);
+	/* One retest, below the floor: asked again, and shown meanwhile as a
+	 * suspect warning (a caller out of retest passes reports it). */
+	r = retested(slow_bw, 1, NULL, 0);
+	assert_int_equal(rck_report_verdict(r), RCK_VERDICT_HEALTHY);
+	assert_true(rck_report_retest_count(r) >= 1);
+	assert_true(has_finding(r, RCK_FINDING_LINK_SLOW, "mlx5_0/1"));
+	for (unsigned int i = 0, seen = 0; i < rck_report_finding_count(r) || !seen; i++) {
+		const struct rck_finding *f = rck_report_finding(r, i);
+
+		assert_non_null(f); /* one at least */
+		if (rck_finding_code(f) != RCK_FINDING_LINK_SLOW || !strstr(rck_finding_reason(f), "undecided"))
+			continue;
+		seen++;
+		assert_int_equal(rck_finding_severity(f), RCK_SEVERITY_WARNING);
+		assert_true(rck_finding_suspect(f));
+		assert_non_null(strstr(rck_finding_reason(f), "undecided after 1 retest,"));
+	}
+	assert_int_equal(rck_report_severity_count(r, RCK_SEVERITY_DEGRADED), 0);
+	rck_report_free(r);
 	/* Retests agree: both degraded, nothing left to retest. */
 	/* Undecided after link_retests_max (4): the link goes on, asked
 	 * again, not truncated to inconclusive. */

@@ -496,6 +496,19 @@ static void test_series_flap(void **state)
 	free(out);
 }
 
+/* link_downed a poll behind the carrier (rxe): one bounce counts once */
+static void test_series_flap_late(void **state)
+{
+	struct series_port ports[4];
+	unsigned int n, first;
+	char *out = replay("flap-late.series", ports, &n, &first);
+
+	(void)state;
+	assert_non_null(strstr(out, "link_flap rxe0/1 |link went down 1 time"));
+	assert_int_equal(ports[0].p.flaps, 1);
+	free(out);
+}
+
 static void test_series_flap_gid(void **state)
 {
 	struct series_port ports[4];
@@ -659,6 +672,7 @@ int main(void)
 		cmocka_unit_test(test_series_healthy),
 		cmocka_unit_test(test_series_flap),
 		cmocka_unit_test(test_series_flap_gid),
+		cmocka_unit_test(test_series_flap_late),
 		cmocka_unit_test(test_series_storm),
 		cmocka_unit_test(test_series_ecn),
 		cmocka_unit_test(test_series_errors),
