@@ -95,6 +95,17 @@ out=$($WRAP "$rck" preflight --from-mesh "$tmp/loss.json")
 rc=$?
 [ $rc -eq 1 ] && grep -q '^loss_on_lossless .* h0 mlx5_0/1 -> h3 mlx5_0/1' <<<"$out"
 check "loss on one link: a loss_on_lossless finding on it ($rc)" $?
+# Recorded on the 4-node virtual fabric with n2 -> n3 rate-limited to
+# 5 Mbit/s (the n1 -> n2 link's values set to 0.98 of it: two slow links at
+# n2); 3 retests each leave both undecided under TCG's noise: a preflight
+# out of retest passes names both as suspects, drains nothing, exit 0.
+out=$($WRAP "$rck" preflight --from-mesh "${ROCECHECK_FIXTURES:?}/mesh/lab-two-slow.json" \
+	--config "$here/../fabric/tcg.thresholds")
+rc=$?
+[ $rc -eq 0 ] && [ "$(grep -c '^link_slow  *warning .*suspect, not drained: .*undecided after 3 retests, unconfirmed' <<<"$out")" = 2 ] &&
+	grep -q '10.77.1.1 rxe0/1 -> 10.77.1.2 rxe0/1' <<<"$out" && grep -q '10.77.1.2 rxe0/1 -> 10.77.1.3 rxe0/1' <<<"$out" &&
+	! grep -q '^drain' <<<"$out"
+check "two slow links still undecided: both named as suspects, nothing drained ($rc)" $?
 printf 'link_rel_floor = 0.3\nlink_abs_floor = 0.3\n' >"$tmp/low.conf"
 out=$($WRAP "$rck" preflight --from-mesh "$tmp/link.json" --config "$tmp/low.conf")
 rc=$?
