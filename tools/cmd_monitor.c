@@ -123,12 +123,15 @@ static int monitor_serve_metrics(struct rck_monitor *m, const char *addr_port)
 	return rck_monitor_serve_metrics(m, n ? addr : NULL, (unsigned int)port);
 }
 
-static struct rck_monitor *running;
+static struct rck_monitor *volatile running;
 
 static void on_signal(int sig)
 {
+	struct rck_monitor *m = running;
+
 	(void)sig;
-	rck_monitor_stop(running);
+	if (m)
+		rck_monitor_stop(m);
 }
 
 static int load_pinglist(struct cli *cli, const struct monitor_args *a, struct rck_pinglist **pl)
@@ -227,8 +230,9 @@ static int run(struct cli *cli, const struct monitor_args *a, struct rck_monitor
 	       a->transport == RCK_MONITOR_TRANSPORT_RDMA ? "rdma-ud" : "auto", rck_monitor_metrics_port(m));
 	fflush(stdout);
 	rc = rck_monitor_run(m);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGINT, SIG_DFL);
+	/* The handler stays until exit: timeout(1) sends SIGTERM to the
+	 * process and again to its group, and a second one during the
+	 * shutdown killed a loaded ASan run before it was done (exit 143). */
 	running = NULL;
 	printf("{\"schema\":\"%s\",\"event\":\"stopped\"}\n", RCK_MONITOR_EVENT_SCHEMA);
 	fflush(stdout);
