@@ -221,25 +221,50 @@ static bool worth_showing(const struct ctr_dval *v)
 	       (v->state == RCK_DELTA_OK && v->delta);
 }
 
-/* What a neutral counter counts, for its text: bytes, microseconds of
- * pause, or events (raw counters: -1, events). */
-static int ctr_kind(int id)
+/* @word in @key between separators ('/', '_', '.') or its ends. */
+static bool has_word(const char *key, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = key; (p = strstr(p, word)); p++) {
+		bool start = p == key || strchr("/_.", p[-1]);
+		bool end = !p[n] || strchr("/_.", p[n]);
+
+		if (start && end)
+			return true;
+	}
+	return false;
+}
+
+/* What a counter counts, for its text: bytes, microseconds of pause, or
+ * events. A raw counter (id -1) says it by its name: ethtool's byte
+ * counters have the word "bytes" (rx_bytes_phy, rx_vport_rdma_unicast_bytes,
+ * ice's rx_bytes.nic) or "octets", pause times end in "pause_duration"
+ * (microseconds, as mlx5's rx_prio3_pause_duration). The IB port_*_data
+ * counters count 4-byte words and stay events. */
+static int ctr_kind(int id, const char *key)
 {
 	if (id == RCK_CTR_RX_BYTES || id == RCK_CTR_TX_BYTES)
 		return 'B';
 	if (id >= RCK_CTR_PFC_RX_PAUSE_DURATION && id < RCK_CTR_COUNT)
 		return 'u';
+	if (id < 0 && key && (has_word(key, "bytes") || has_word(key, "octets")))
+		return 'B';
+	if (id < 0 && key && has_word(key, "pause_duration"))
+		return 'u';
 	return 0;
 }
 
 /* The text of a delta and its rate in their units: "12.3 ms" and
- * "1.23 ms/s" of pause, "1.25 GB/s" of bytes, "5.0/s" of events. */
-static void write_dval_text(struct emit *e, const struct rck_delta *d, int id, const struct ctr_dval *v)
+ * "1.23 ms/s" of pause, "1.25 GB/s" of bytes, "5.0/s" or "1.23 M/s" of
+ * events. */
+static void write_dval_text(struct emit *e, const struct rck_delta *d, int id, const char *key,
+			    const struct ctr_dval *v)
 {
 	double rate = rate_of(d, v->delta);
 	char num[48], buf[64];
 
-	switch (ctr_kind(id)) {
+	switch (ctr_kind(id, key)) {
 	case 'B':
 		emit_text(e, "%14llu%16s\n", (unsigned long long)v->delta,
 			  isfinite(rate) ? units_bytes_rate(num, sizeof(num), rate) : "n/a");
@@ -252,7 +277,7 @@ static void write_dval_text(struct emit *e, const struct rck_delta *d, int id, c
 		break;
 	default:
 		emit_u64(e, NULL, "%14s", v->delta);
-		emit_double(e, NULL, "%16s/s\n", 1, rate);
+		emit_text(e, "%16s\n", isfinite(rate) ? units_events_rate(num, sizeof(num), rate) : "n/a");
 	}
 }
 
@@ -276,7 +301,7 @@ static void write_dval(struct emit *e, const struct rck_delta *d, const char *ke
 		emit_u64(e, "delta", NULL, v->delta);
 		emit_double(e, "rate", NULL, 1, rate_of(d, v->delta));
 		if (!emit_is_json(e))
-			write_dval_text(e, d, id, v);
+			write_dval_text(e, d, id, label, v);
 	} else {
 		emit_str(e, "state", "%14s\n", state_names[v->state]);
 		emit_null(e, "delta", NULL);

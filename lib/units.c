@@ -92,6 +92,17 @@ const char *units_bytes_rate(char *buf, size_t len, double bps)
 	return scaled(buf, len, bps, unit, sizeof(unit) / sizeof(unit[0]));
 }
 
+const char *units_events_rate(char *buf, size_t len, double eps)
+{
+	static const char *const unit[] = {"/s", "k/s", "M/s", "G/s", "T/s"};
+
+	if (isfinite(eps) && fabs(eps) < 999.5) {
+		snprintf(buf, len, "%.1f/s", eps);
+		return buf;
+	}
+	return scaled(buf, len, eps, unit, sizeof(unit) / sizeof(unit[0]));
+}
+
 const char *units_usec(char *buf, size_t len, double us)
 {
 	static const char *const unit[] = {"us", "ms", "s"};

@@ -20,6 +20,9 @@ const char *units_count(char *buf, size_t len, unsigned long n, const char *one,
 /* @bps bytes a second as "1.25 GB/s", "812 kB/s", "3 B/s" (decimal
  * prefixes, three significant digits); @buf. */
 const char *units_bytes_rate(char *buf, size_t len, double bps);
+/* @eps events a second as "5.0/s" below 1000, then "12.3 k/s", "4.56 M/s",
+ * "1.00 G/s"; @buf. */
+const char *units_events_rate(char *buf, size_t len, double eps);
 /* @us microseconds as "812 us", "12.3 ms", "4.00 s"; @buf. */
 const char *units_usec(char *buf, size_t len, double us);
 /* A PCIe link below what it could do, the fact first so a cut line keeps

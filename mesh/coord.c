@@ -429,6 +429,19 @@ bool coord_stopping(struct sweep *s, uint64_t deadline)
 	return atomic_load(&s->c->cancel) || wire_now_ns() >= deadline;
 }
 
+/* The floor: a unit-test run on a loaded 2-core runner, -t 300, had healthy
+ * loopback agents declared unreachable at 0.3 s, first answering the PLAN,
+ * then (launched, so starting as the sweep did) in the meeting itself. An
+ * unreachable host can be drained; a slow start costs only this wait. */
+#define ANSWER_WAIT_MIN_MS 2000u
+
+uint64_t coord_answer_wait_ms(const struct sweep *s)
+{
+	uint64_t ms = 3ull * s->timeout_ms;
+
+	return ms < ANSWER_WAIT_MIN_MS ? ANSWER_WAIT_MIN_MS : ms;
+}
+
 /* A host's name has an answer: dial it (or record why not). */
 static void host_resolved(void *arg, size_t i, const struct mesh_addr *a)
 {
@@ -455,7 +468,7 @@ static void poll_now(void *arg)
 /* Connect, authenticate and describe every host within the timeout. */
 void coord_meet_hosts(struct sweep *s, uint64_t deadline)
 {
-	uint64_t until = wire_now_ns() + (uint64_t)(s->timeout_ms + (s->c->lldp ? s->c->lldp_capture_ms : 0)) * 1000000ull;
+	uint64_t until = wire_now_ns() + (coord_answer_wait_ms(s) + (s->c->lldp ? s->c->lldp_capture_ms : 0)) * 1000000ull;
 	struct mesh_resolve_cb cb = {.ready = host_resolved, .extra_fd = s->ep, .extra = poll_now, .arg = s};
 	struct mesh_addr *a = NULL;
 	int rc;

@@ -440,20 +440,10 @@ static void check_silent(struct sweep *s, uint64_t *next)
 			coord_host_dead(s, &s->h[i], "its agent reported nothing for %.0f s", limit / 1e9);
 }
 
-/* The least wait for an agent's answer to the PLAN (its listeners start
- * first): a unit-test run on a loaded 2-core runner, -t 300, had a healthy
- * loopback agent declared unreachable at 0.3 s. An unreachable host can be
- * drained; a slow start costs only this wait. */
-#define PLAN_WAIT_MIN_MS 2000u
-
 /* Every agent gets the probe key and its listeners start. */
 static void plan_agents(struct sweep *s, uint64_t deadline)
 {
-	uint64_t ms = 3ull * s->timeout_ms, until;
-
-	if (ms < PLAN_WAIT_MIN_MS)
-		ms = PLAN_WAIT_MIN_MS;
-	until = wire_now_ns() + ms * 1000000ull;
+	uint64_t until = wire_now_ns() + coord_answer_wait_ms(s) * 1000000ull;
 
 	for (size_t i = 0; i < s->n_h; i++)
 		if (alive(s, (uint32_t)i) && send_plan(s, &s->h[i]))

@@ -108,6 +108,9 @@ void coord_host_dead(struct sweep *s, struct host *h, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void coord_poll_round(struct sweep *s, int wait_ms);
 bool coord_stopping(struct sweep *s, uint64_t deadline);
+/* How long an agent gets for an exchange of several messages (meeting it,
+ * its PLAN): 3 x the message timeout, never under 2 s. */
+uint64_t coord_answer_wait_ms(const struct sweep *s);
 uint32_t coord_host_of(const struct sweep *s, uint32_t nic);
 
 /* coord_keep.c: while the sweep is open, a session that heard nothing from

@@ -87,21 +87,43 @@ static const struct mf *worst(const struct mh *h, const struct mf *w, unsigned i
 	return w;
 }
 
+/* NPD shows one short line, as the sweep's: at most NPD_MAX characters,
+ * the reason cut at a word and the count of other findings kept. */
+#define NPD_MAX 80
+
 static int npd_fn(FILE *f, const void *arg)
 {
 	const struct rck_monitor *m = arg;
 	const struct mf *w = NULL;
 	unsigned int n = 0;
-	char line[256];
+	char line[512], suffix[24] = "";
+	size_t room, len;
 
 	w = worst(&m->hold_ctr, w, &n);
 	w = worst(&m->hold_probe, w, &n);
-	if (!w)
+	if (!w) {
 		snprintf(line, sizeof(line), "rocecheck monitor: healthy");
-	else
-		snprintf(line, sizeof(line), "rocecheck monitor: %s %s/%u%s%s%s", w->code, w->device,
-			 w->port, w->peer[0] ? " " : "", w->peer, n > 1 ? " (+more)" : "");
-	line[80] = 0; /* NPD shows one short line, as the sweep's */
+	} else {
+		if (n > 1)
+			snprintf(suffix, sizeof(suffix), " (+%u)", n - 1);
+		room = NPD_MAX - strlen(suffix);
+		snprintf(line, sizeof(line), "rocecheck monitor: %s %s/%u%s%s%s%.*s", w->code, w->device,
+			 w->port, w->peer[0] ? " " : "", w->peer, w->reason[0] ? ": " : "",
+			 (int)room, w->reason);
+		len = strlen(line);
+		if (len > room) {
+			len = room;
+			/* Back to the last word boundary, never into the names. */
+			while (len > 20 && line[len] != ' ')
+				len--;
+			while (len > 20 && strchr(" ,;:(", line[len - 1]))
+				len--;
+			if (len <= 20)
+				len = room;
+			line[len] = '\0';
+		}
+		strcat(line, suffix);
+	}
 	for (char *p = line; *p; p++)
 		if (*p < 0x20 || *p > 0x7e)
 			*p = '?';

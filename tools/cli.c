@@ -410,7 +410,9 @@ int cli_parse(struct cli *cli, int argc, char **argv, cli_opt_fn fn, void *data)
 		o = next_opt(tab, argc, argv, &i, &ci, &val, err, sizeof(err));
 		if (!o)
 			return opt_err(cli, err);
+		cli->opt = o->name;
 		rc = fn(cli, data, o->id, val);
+		cli->opt = NULL;
 		if (rc)
 			return rc;
 	}

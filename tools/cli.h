@@ -70,6 +70,7 @@ struct cli {
 	struct rck_ctx *ctx;
 	enum rck_format fmt;
 	int verbose;
+	const char *opt;              /* in a cli_opt_fn: the option's long name (an alias as typed) */
 	char **args;                  /* positional arguments left by cli_parse() */
 	int nargs;
 };

@@ -64,6 +64,7 @@ const struct cli_opt preflight_opts[] = {
 struct pf_args {
 	struct rck_preflight_config *c;
 	const char *report, *drain, *from_mesh, *config, *heatmap, *topology;
+	const char *from_opt; /* --from or --from-mesh, as typed */
 	struct rck_topology *topo;
 	unsigned long capture_ms;
 	bool capture_set;
@@ -148,6 +149,7 @@ static int pf_opt(struct cli *cli, void *data, int c, const char *arg)
 		return 0;
 	case OPT_FROM_MESH:
 		a->from_mesh = arg;
+		a->from_opt = strcmp(cli->opt, "from-mesh") ? "--from" : "--from-mesh";
 		return 0;
 	case OPT_SPARES:
 		rc = rck_preflight_config_add_spares(a->c, arg, err, sizeof(err));
@@ -276,13 +278,13 @@ static int judge_recorded(struct cli *cli, struct pf_args *a, struct rck_preflig
 	if (rc) {
 		/* A malformed file: the loader logged one line naming it. */
 		if (rc != -EINVAL)
-			cli_msg(cli, "cannot use --from-mesh '%s': %s", a->from_mesh, strerror(-rc));
+			cli_msg(cli, "cannot use %s '%s': %s", a->from_opt, a->from_mesh, strerror(-rc));
 		return PF_ERROR;
 	}
 	rc = rck_preflight_from_mesh(a->c, m, out);
 	if (rc) {
 		rck_mesh_free(m);
-		cli_msg(cli, "--from-mesh '%s': %s", a->from_mesh, strerror(-rc));
+		cli_msg(cli, "%s '%s': %s", a->from_opt, a->from_mesh, strerror(-rc));
 		return PF_ERROR;
 	}
 	return 0;
@@ -366,13 +368,13 @@ int cmd_preflight(struct cli *cli, int argc, char **argv)
 	if (cli->nargs)
 		rc = cli_usage_err(cli, "unexpected argument '%s'", cli->args[0]);
 	if (!rc && !a.from_mesh && !a.hosts)
-		rc = cli_usage_err(cli, "give the hosts (--hosts or --hostfile), or --from-mesh FILE");
+		rc = cli_usage_err(cli, "give the hosts (--hosts or --hostfile), or --from FILE");
 	if (!rc && a.from_mesh && a.hosts)
-		rc = cli_usage_err(cli, "--from-mesh judges a recorded sweep: no --hosts with it");
+		rc = cli_usage_err(cli, "%s judges a recorded sweep: no --hosts with it", a.from_opt);
 	if (!rc && a.from_mesh && a.dry_run)
-		rc = cli_usage_err(cli, "--from-mesh judges a recorded sweep: no --dry-run with it");
+		rc = cli_usage_err(cli, "%s judges a recorded sweep: no --dry-run with it", a.from_opt);
 	if (!rc && cli_topology_agents(a.topology) && (a.from_mesh || a.dry_run))
-		rc = cli_usage_err(cli, "--topology agents asks the agents: not with --from-mesh or --dry-run "
+		rc = cli_usage_err(cli, "--topology agents asks the agents: not with --from or --dry-run "
 					"(give a topology file, e.g. one written by rocecheck topology --from-agents)");
 	if (!rc && a.capture_set && !cli_topology_agents(a.topology))
 		rc = cli_usage_err(cli, "--lldp-capture goes with --topology agents");

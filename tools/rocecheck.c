@@ -12,7 +12,7 @@ static const struct cli_cmd commands[] = {
 	{ "agent", cmd_agent, "", "serve sweep coordinators on this host", agent_opts, .json = false },
 	{ "mesh", cmd_mesh, "--hosts LIST | --hostfile FILE | --from FILE",
 	  "probe every pair of hosts through their agents", mesh_opts, .json = true },
-	{ "preflight", cmd_preflight, "--hosts LIST | --hostfile FILE | --from-mesh FILE",
+	{ "preflight", cmd_preflight, "--hosts LIST | --hostfile FILE | --from FILE",
 	  "judge a fabric before a job: sweep, retests, verdict (exit 0/1/2/3)", preflight_opts, .json = true },
 	{ "sweep", cmd_sweep, "", "this host's health for cron, Slurm and node-problem-detector",
 	  sweep_opts, .json = true, .refused = sweep_refused },

@@ -37,7 +37,11 @@ cases=(
 	# mesh and preflight take the same words: --output/--report, --from/--from-mesh.
 	"1|mesh --from-mesh /nonexistent/m.json|err:^rocecheck: mesh: cannot read --from '/nonexistent/m.json'"
 	"1|mesh --fro /nonexistent/m.json|err:cannot read --from"
-	"2|preflight --from /nonexistent/m.json|err:^rocecheck: preflight: cannot use --from"
+	"2|preflight --from /nonexistent/m.json|err:^rocecheck: preflight: cannot use --from '/nonexistent/m.json'"
+	"2|preflight --from-mesh /nonexistent/m.json|err:^rocecheck: preflight: cannot use --from-mesh '/nonexistent/m.json'"
+	"2|preflight --fro /nonexistent/m.json|err:^rocecheck: preflight: cannot use --from '/nonexistent/m.json'"
+	"2|preflight --from m.json --hosts a,b|err:^rocecheck: preflight: --from judges a recorded sweep: no --hosts"
+	"2|preflight|err:^rocecheck: preflight: give the hosts \\(--hosts or --hostfile\\), or --from FILE"
 	"2|mesh --hosts a,b --rep|err:option '--report' needs a value"
 	"2|preflight --hosts a,b --rep|err:option '--report' needs a value"
 	"2|--jsonx devices|err:unknown option '--jsonx'"

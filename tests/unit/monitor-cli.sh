@@ -90,6 +90,7 @@ check "a names c" 'grep -q "\"state\":\"active\",\"code\":\"probe_failed\",.*\"p
 check "b names c" 'grep -q "\"code\":\"probe_failed\",.*\"peer\":\"c\"" "$t/b.out"'
 check "nothing about b" '! grep -q "\"event\":\"finding\".*\"peer\":\"b\"" "$t/a.out"'
 check "npd names it" 'grep -q "rocecheck monitor: probe_failed udp/$pa c" "$t/a.npd"'
+check "npd: one line of at most 80, with its reason" '[ "$(wc -l <"$t/a.npd")" = 1 ] && [ "$(head -n 1 "$t/a.npd" | wc -L)" -le 80 ] && grep -q "rocecheck monitor: probe_failed udp/$pa c: [a-z]" "$t/a.npd"'
 check "finding gauge" 'grep -q "rocecheck_monitor_finding{code=\"probe_failed\",device=\"udp\",port=\"$pa\",peer=\"c\",severity=\"degraded\"} 1" "$t/a.prom"'
 check "promtool is installed (ci/install-deps.sh)" 'command -v promtool >/dev/null'
 check "promtool accepts the textfile" 'promtool check metrics <"$t/a.prom" >"$t/promtool" 2>&1 || { cat "$t/promtool"; false; }'
