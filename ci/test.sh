@@ -50,7 +50,7 @@ step ninja -C build-asan
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	step meson test -C build-asan --suite unit --print-errorlogs --num-processes 2 --logbase testlog-asan
 
-step meson test -C build --setup valgrind --suite unit --print-errorlogs --logbase testlog-valgrind
+step meson test -C build --setup valgrind --suite unit --no-suite no-valgrind --print-errorlogs --logbase testlog-valgrind
 
 # libFuzzer targets with clang, each for a bounded number of executions.
 step bash ci/fuzz.sh

@@ -468,20 +468,26 @@ static void poll_now(void *arg)
 /* Connect, authenticate and describe every host within the timeout. */
 void coord_meet_hosts(struct sweep *s, uint64_t deadline)
 {
-	uint64_t until = wire_now_ns() + (coord_answer_wait_ms(s) + (s->c->lldp ? s->c->lldp_capture_ms : 0)) * 1000000ull;
+	uint64_t now = wire_now_ns(), lldp_ms = s->c->lldp ? s->c->lldp_capture_ms : 0;
+	/* A name is one blocking step (-t); the meeting after it is several
+	 * messages to a process that may have just been launched. */
+	uint64_t resolve_until = now + (s->timeout_ms + lldp_ms) * 1000000ull;
+	uint64_t until = now + (coord_answer_wait_ms(s) + lldp_ms) * 1000000ull;
 	struct mesh_resolve_cb cb = {.ready = host_resolved, .extra_fd = s->ep, .extra = poll_now, .arg = s};
 	struct mesh_addr *a = NULL;
 	int rc;
 
 	if (until > deadline)
 		until = deadline;
+	if (resolve_until > until)
+		resolve_until = until;
 	/* All names at once within the timeout (mesh/resolve.c), each host
 	 * dialled as soon as its name resolves; a host whose launcher failed
 	 * is neither resolved nor dialled. */
 	for (size_t i = 0; i < s->n_h; i++)
 		if (s->h[i].cfg->down)
 			coord_host_dead(s, &s->h[i], "%s", s->h[i].cfg->down);
-	rc = mesh_resolve_hosts(s->c->hosts, s->n_h, until, &s->c->cancel, &cb, &a);
+	rc = mesh_resolve_hosts(s->c->hosts, s->n_h, resolve_until, &s->c->cancel, &cb, &a);
 	for (size_t i = 0; rc && i < s->n_h; i++)
 		coord_host_dead(s, &s->h[i], "cannot resolve its name: %s", strerror(-rc));
 	free(a);

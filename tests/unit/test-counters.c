@@ -790,14 +790,14 @@ static void test_delta_write(void **state)
 	assert_in_text(text, "    %-34s%14s\n", "symbol_errors", "saturated");
 	assert_in_text(text, "    %-34s%14s\n", "cnp_sent", "reset");
 	assert_in_text(text, "      %-44s%14s\n", "hw_counters/np_cnp_sent", "reset");
-	assert_in_text(text, "      %-44s%14s%16s/s\n", "ethtool/rx_prio3_pause", "6", "3.0");
+	assert_in_text(text, "      %-44s%14s%16s\n", "ethtool/rx_prio3_pause", "6", "3.0/s");
 	assert_null(strstr(text, "tx_bytes")); /* unchanged: shown only with all */
 	free(text);
 	text = written(NULL, d, RCK_FORMAT_TEXT, true);
 	assert_in_text(text, "    %-34s%14s%16s\n", "tx_bytes", "0", "0 B/s");
-	assert_in_text(text, "    %-34s%14s%16s/s\n", "pfc_rx_pause[3]", "0", "0.0");
-	assert_in_text(text, "    %-34s%14s%16s/s\n", "cnp_ignored", "0", "0.0");
-	assert_in_text(text, "      %-44s%14s%16s/s\n", "hw_counters/out_of_buffer", "0", "0.0");
+	assert_in_text(text, "    %-34s%14s%16s\n", "pfc_rx_pause[3]", "0", "0.0/s");
+	assert_in_text(text, "    %-34s%14s%16s\n", "cnp_ignored", "0", "0.0/s");
+	assert_in_text(text, "      %-44s%14s%16s\n", "hw_counters/out_of_buffer", "0", "0.0/s");
 	free(text);
 	rck_delta_free(d);
 }
