@@ -377,7 +377,7 @@ static void reap_step(struct rck_launch *l, struct lhost *h, uint64_t now)
 	case REAP_TERM:
 		killpg(h->pid, SIGKILL);
 		h->phase = REAP_KILL;
-		h->kill_at = now + l->opts.stop_grace_ms;
+		h->kill_at = now + rck_launch_kill_wait_ms(l->opts.stop_grace_ms);
 		break;
 	default:
 		rck_warn(l->ctx, "launch: %s: pid %d not reaped after SIGKILL", h->name, (int)h->pid);

@@ -23,6 +23,14 @@ int rck_launch_split(const char *t, char ***out);
 #define TAIL_LEN 512
 #define EXIT_GRACE_MS 200 /* a launcher that closed stdout gets this long to exit */
 #define LIFELINE_MS 300   /* after closing their stdin, children may exit alone */
+/* After SIGKILL a child always ends; only how soon depends on the load (a
+ * loaded 2-core CI runner left one unreaped 300 ms after it). A short
+ * grace never shortens this wait. */
+#define KILL_REAP_MIN_MS 3000u
+static inline uint64_t rck_launch_kill_wait_ms(unsigned int grace_ms)
+{
+	return grace_ms > KILL_REAP_MIN_MS ? grace_ms : KILL_REAP_MIN_MS;
+}
 
 enum reap_phase {
 	REAP_NONE,   /* running, or never started */

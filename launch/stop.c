@@ -49,7 +49,7 @@ RCK_EXPORT int rck_launch_stop(struct rck_launch *l)
 	now = rck_launch_now_ms();
 	t_term = now + (l->opts.stop_grace_ms < LIFELINE_MS ? l->opts.stop_grace_ms : LIFELINE_MS);
 	t_kill = t_term + l->opts.stop_grace_ms;
-	t_end = t_kill + l->opts.stop_grace_ms;
+	t_end = t_kill + rck_launch_kill_wait_ms(l->opts.stop_grace_ms);
 	pfd = calloc(l->n ? l->n : 1, sizeof(*pfd));
 	for (;;) {
 		size_t left = 0, np = 0;

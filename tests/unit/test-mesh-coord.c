@@ -391,8 +391,8 @@ static void test_retest_bidir(void **state)
 	schedule = RCK_MESH_SCHEDULE_COORDINATOR;
 }
 
-/* Agents that close a session idle for 0.8 s: h2 and h3 are done with the
- * main pass (one probe) a whole probe of 1.2 s before h0 and h1 (two), so
+/* Agents that close a session idle for 1.5 s: h2 and h3 are done with the
+ * main pass (one probe) a whole probe of 2 s before h0 and h1 (two), so
  * they hear nothing of the sweep for longer than their idle time unless
  * the coordinator keeps their sessions alive; then all three cells again
  * in a retest pass, each measured. */
@@ -406,11 +406,14 @@ static void test_keepalive(void **state)
 	struct rck_mesh *m = NULL;
 
 	(void)state;
-	agent_idle_s = 0.8;
+	/* The keepalive goes every third of the idle time: 0.5 s here, so a
+	 * coordinator stalled 1 s on a loaded runner still keeps the sessions
+	 * (at 0.8 s idle a CI run lost h2's). */
+	agent_idle_s = 1.5;
 	for (int i = 0; i < N; i++)
 		pids[i] = spawn_agent(KEY, &ports[i]);
 	agent_idle_s = 20;
-	c = config(ports, KEY, 1.2);
+	c = config(ports, KEY, 2.0);
 	assert_int_equal(rck_mesh_config_set_pattern(c, "pairs", pairs, strlen(pairs), "pairs"), 0);
 	rck_mesh_config_set_retest(c, hook, &calls, 1);
 	assert_int_equal(rck_mesh_run(ctx, c, &m), 0);

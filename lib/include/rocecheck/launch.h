@@ -46,7 +46,8 @@ extern "C" {
  *    standard input (a pipe) closed, so agents with --lifeline end by
  *    themselves; after 300 ms (or opts->stop_grace_ms if less) SIGTERM to
  *    the process group of every child still running, SIGKILL to those alive
- *    opts->stop_grace_ms later, each reaped; every wait is bounded.
+ *    opts->stop_grace_ms later, each reaped (waited for at least 3 s after
+ *    SIGKILL, whatever the grace); every wait is bounded.
  *  - File descriptors: two pipes per host stay open while its agent runs
  *    (stderr, for the reason tail, and its standard input); three while it
  *    starts. A caller with
@@ -156,8 +157,9 @@ int rck_launch_start(struct rck_launch *l);
 unsigned int rck_launch_drain(struct rck_launch *l);
 
 /**
- * Stops every child still running and reaps it (bounded by 300 ms and twice
- * opts->stop_grace_ms in all). READY hosts become STOPPED. Safe to call
+ * Stops every child still running and reaps it (bounded by 300 ms,
+ * opts->stop_grace_ms, and the longer of opts->stop_grace_ms and 3 s after
+ * SIGKILL). READY hosts become STOPPED. Safe to call
  * more than once. Returns 0, or -ECHILD when a child could not be reaped
  * in time (it is left behind; its host's reason says so).
  */
