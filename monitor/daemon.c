@@ -100,6 +100,7 @@ RCK_EXPORT void rck_monitor_free(struct rck_monitor *m)
 	free(m->ports);
 	rck_inventory_free(m->inv);
 	sysfs_cache_free(m->files);
+	ms_taps_close(&m->taps);
 	mf_list_free(&m->ctr_now);
 	mf_list_free(&m->probe_now);
 	mh_free(&m->hold_ctr);
@@ -169,6 +170,9 @@ static int poll_counters(struct rck_monitor *m)
 
 			if (!p)
 				continue;
+			/* a recorded tree's netdevs are not this host's */
+			if (!rck_ctx_is_recorded(m->ctx))
+				ms_taps_fill(&m->taps, &s[i], m->polls % MD_INV_POLLS == 0);
 			mr_poll(p, &s[i], &m->th, &m->ctr_now);
 			/* DCB again on the next poll while a port is down or just flapped */
 			m->want_dcb |= p->flapped || !s[i].link_up;
@@ -182,7 +186,7 @@ static int poll_counters(struct rck_monitor *m)
 			if (pv)
 				pv[i] = (struct mr_pause){ .host = NULL, .device = p->device, .port = p->port,
 							   .tx_frac = p->tx_frac, .rx_frac = p->rx_frac,
-							   .prio = p->tx_prio };
+							   .prio = p->tx_prio, .tapped = p->pause_tapped };
 		}
 		if (pv)
 			mr_storms(pv, n, m->th.pause_fraction, &m->ctr_now);
@@ -281,6 +285,7 @@ RCK_EXPORT int rck_monitor_run(struct rck_monitor *m)
 			if (++ticks % 10 == 0) {
 				md_recv(m);
 				md_expire(m, now);
+				ms_taps_drain(&m->taps);
 			}
 		}
 		if (m->n_peers && next_tick < wake)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "internal.h"
+#include "pfc_tap.h"
 #include "rocecheck/counters.h"
 #include "rocecheck/monitor.h"
 
@@ -119,6 +120,9 @@ enum ms_extra { MS_CARRIER_CHANGES = 0, MS_SLOW_RESTART, MS_EXTRA_COUNT };
 struct ms_sample {
 	uint64_t t_ns;                   /* CLOCK_MONOTONIC */
 	bool link_up;
+	bool pause_tapped;               /* pause counters from a tap (pfc_tap.h), not the NIC */
+	char netdev[IF_NAMESIZE];        /* "" none */
+	double rate_gbps;                /* the RDMA port's rate, 0 unknown */
 	uint64_t ctr[RCK_CTR_COUNT];
 	uint8_t has[RCK_CTR_COUNT];
 	uint64_t extra[MS_EXTRA_COUNT];
@@ -158,6 +162,7 @@ struct mr_port {
 	bool compared;                   /* state compared after a flap (the daemon says so) */
 	double tx_frac, rx_frac;         /* last poll: share paused, worst priority */
 	unsigned int tx_prio, rx_prio;
+	bool pause_tapped;               /* those from the frames the stack saw */
 };
 
 /*
@@ -175,6 +180,7 @@ struct mr_pause {
 	unsigned int port;
 	double tx_frac, rx_frac;   /* share of the window paused, worst priority */
 	unsigned int prio;
+	bool tapped;               /* counted off the wire: the NIC keeps no pause counters */
 };
 void mr_storms(const struct mr_pause *v, unsigned int n, double frac, struct mf_list *out);
 
@@ -231,6 +237,21 @@ struct sysfs_cache;
 int ms_poll(struct rck_ctx *ctx, bool dcb, struct rck_inventory **cache, struct sysfs_cache **files,
 	    bool refresh, struct ms_sample **out, char (**names)[MF_STR], unsigned int **ports,
 	    unsigned int *n);
+
+/* Taps on the netdevs of ports whose NIC counts no pause time (sample.c). */
+#define MS_TAPS 16
+struct ms_taps {
+	struct mt_tap v[MS_TAPS];
+	int err[MS_TAPS];     /* mt_open()'s answer; a failed tap is tried again on @retry */
+	unsigned int n;
+};
+/* Fills @s's PFC frames and pause time from a tap on @s->netdev when the NIC
+ * gave none; opens the tap on first need (-EPERM without CAP_NET_RAW, or no
+ * rate: the port stays without pause counters). */
+void ms_taps_fill(struct ms_taps *t, struct ms_sample *s, bool retry);
+/* Reads what the taps queued (a storm is thousands of frames a second). */
+void ms_taps_drain(struct ms_taps *t);
+void ms_taps_close(struct ms_taps *t);
 
 /* ---- the daemon (config.c, daemon.c, probe.c, prom.c) ---- */
 
@@ -416,6 +437,7 @@ struct rck_monitor {
 	bool want_dcb;                 /* read DCB state next poll (first, after a flap) */
 	struct rck_inventory *inv;     /* read again after flaps and every MD_INV_POLLS polls */
 	struct sysfs_cache *files;     /* counter files kept open between those reads */
+	struct ms_taps taps;           /* pause time where the NIC keeps none */
 	struct rck_exporter *exporter; /* /metrics (metrics_http.c), NULL unless asked */
 	pthread_mutex_t snap_mu;       /* guards snap: the exporter's thread reads it */
 	char *snap;

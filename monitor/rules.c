@@ -232,6 +232,7 @@ void mr_poll(struct mr_port *p, const struct ms_sample *cur, const struct mr_th 
 	if (delta(prev, cur, RCK_CTR_LINK_DOWNED, &d))
 		p->err_total[RCK_CTR_LINK_DOWNED] += d;
 	pauses(p, prev, cur, dt);
+	p->pause_tapped = cur->pause_tapped;
 	if (delta(prev, cur, RCK_CTR_PAUSE_STORM_EVENTS, &d) && d)
 		mf_add(out, "pause_storm", RCK_SEVERITY_DEGRADED, p->device, p->port, NULL,
 		       "%llu pause storm events: the NIC kept pausing its peer", (unsigned long long)d);
@@ -276,8 +277,9 @@ void mr_storms(const struct mr_pause *v, unsigned int n, double frac, struct mf_
 			nr++;
 		}
 		mf_add(out, "pause_storm", RCK_SEVERITY_DEGRADED, v[i].device, v[i].port, NULL,
-		       "sends pauses on priority %u %.0f%% of the time; paused: %s", v[i].prio,
-		       100 * v[i].tx_frac, nr ? names : "no port seen");
+		       "sends pauses on priority %u %.0f%% of the time; paused: %s%s", v[i].prio,
+		       100 * v[i].tx_frac, nr ? names : "no port seen",
+		       v[i].tapped ? " (PFC frames its host sent: the NIC counts none)" : "");
 	}
 	/* paused ports whose sender is not among those watched */
 	for (unsigned int j = 0; j < n; j++) {

@@ -140,6 +140,8 @@ int ms_poll(struct rck_ctx *ctx, bool dcb, struct rck_inventory **cache, struct 
 		char path[512], buf[64];
 		uint64_t v;
 
+		double gbps;
+
 		rck_snapshot_port(snap, i, &dn, &pn);
 		snprintf((*names)[i], MF_STR, "%s", dn ? dn : "");
 		(*ports)[i] = pn;
@@ -164,6 +166,10 @@ int ms_poll(struct rck_ctx *ctx, bool dcb, struct rck_inventory **cache, struct 
 		if (refresh)
 			gid_state(port, &s->st);
 		nd = rck_port_netdev(port);
+		if (nd && strlen(nd) < sizeof(s->netdev))
+			snprintf(s->netdev, sizeof(s->netdev), "%s", nd);
+		if (rck_port_rate_gbps(port, &gbps))
+			s->rate_gbps = gbps;
 		if (nd && !sysfs_path(ctx, path, sizeof(path), "class/net/%s/carrier_changes", nd) &&
 		    !sysfs_cache_read_str(*files, path, buf, sizeof(buf)) && !sysfs_parse_u64(buf, &v)) {
 			s->extra[MS_CARRIER_CHANGES] = v;
@@ -176,4 +182,69 @@ int ms_poll(struct rck_ctx *ctx, bool dcb, struct rck_inventory **cache, struct 
 	*n_out = n;
 	rck_snapshot_free(snap);
 	return 0;
+}
+
+static bool has_pause_time(const struct ms_sample *s)
+{
+	for (unsigned int p = 0; p < 8; p++)
+		if (s->has[RCK_CTR_PFC_RX_PAUSE_DURATION + p] || s->has[RCK_CTR_PFC_TX_PAUSE_DURATION + p])
+			return true;
+	return false;
+}
+
+void ms_taps_fill(struct ms_taps *t, struct ms_sample *s, bool retry)
+{
+	uint64_t frames[2][8], us[2][8];
+	struct timespec now;
+	unsigned int k;
+
+	if (!s->netdev[0] || has_pause_time(s))
+		return;
+	for (k = 0; k < t->n && strcmp(t->v[k].netdev, s->netdev); k++)
+		;
+	if (k == t->n) {
+		if (t->n == MS_TAPS)
+			return;
+		t->n++;
+		t->err[k] = mt_open(&t->v[k], s->netdev, s->rate_gbps);
+		/* the name kept even when the open failed: retried, not added again */
+		snprintf(t->v[k].netdev, sizeof(t->v[k].netdev), "%s", s->netdev);
+	} else if (t->err[k] && retry) {
+		t->err[k] = mt_open(&t->v[k], s->netdev, s->rate_gbps);
+		snprintf(t->v[k].netdev, sizeof(t->v[k].netdev), "%s", s->netdev);
+	}
+	if (t->err[k])
+		return;
+	mt_drain(&t->v[k]);
+	clock_gettime(CLOCK_REALTIME, &now);
+	mt_read(&t->v[k], (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec, frames, us);
+	for (unsigned int d = 0; d < 2; d++) {
+		enum rck_counter fr = d ? RCK_CTR_PFC_TX_PAUSE : RCK_CTR_PFC_RX_PAUSE;
+		enum rck_counter du = d ? RCK_CTR_PFC_TX_PAUSE_DURATION : RCK_CTR_PFC_RX_PAUSE_DURATION;
+
+		for (unsigned int p = 0; p < 8; p++) {
+			if (!s->has[fr + p]) {
+				s->ctr[fr + p] = frames[d][p];
+				s->has[fr + p] = 1;
+			}
+			s->ctr[du + p] = us[d][p];
+			s->has[du + p] = 1;
+		}
+	}
+	s->pause_tapped = true;
+}
+
+void ms_taps_drain(struct ms_taps *t)
+{
+	for (unsigned int k = 0; k < t->n; k++)
+		if (!t->err[k])
+			mt_drain(&t->v[k]);
+}
+
+void ms_taps_close(struct ms_taps *t)
+{
+	for (unsigned int k = 0; k < t->n; k++)
+		if (!t->err[k])
+			mt_close(&t->v[k]);
+	t->n = 0;
 }

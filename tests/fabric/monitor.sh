@@ -2,7 +2,8 @@
 # Fabric test: `rocelab up --nodes 4 --monitor`, one boot: n2's link bounced
 # is reported within 5 s, its GID table compared after; once those findings
 # cleared, a healthy half minute gives no finding; 1% loss on n3 is named
-# within 30 s and nothing else is. Detection delays are measured and said.
+# within 30 s and nothing else is; a PFC storm sent by n4 is named on n4
+# within 12 s. Detection delays are measured and said.
 # The bounce comes first: its measure does not depend on the probes.
 #
 # The healthy phase is 30 s, not a minute: a probe finding needs 2 of 3 of
@@ -17,15 +18,14 @@
 # test failed in its healthy phase, saying those numbers: the lab cannot
 # judge 1% loss on a host that starves its guests for seconds.
 #
-# PFC is not tested here: no pause storm can be made visible to the monitor on
-# this lab. The monitor reads pause time from the NIC's counters (mlx5, bnxt,
-# irdma; lib/counters_vendor.c), and rxe on virtio_net has none: virtio_net
-# neither sends nor honours nor counts pause frames, and the lab's bridge drops
-# 802.3 MAC control frames (01:80:c2:00:00:01) as link-local. The dcbtest
-# netdev of --dcb-netdev answers dcbnl with fixed PFC request/indication
-# counts and carries no RDMA port. The storm rule (the sender named, the
-# paused ports listed) is covered on recorded series by the unit tests
-# (tests/unit/test-monitor.c, storm.series) and the alert by promtool
+# PFC: last, n4 sends a storm of XOFF frames (pfc-inject, a packet socket).
+# The monitor reads pause time from the NIC's counters (mlx5, bnxt, irdma;
+# lib/counters_vendor.c); rxe on virtio_net has none, so for such ports it
+# counts the PFC frames the host's own stack sends and receives
+# (monitor/pfc_tap.c). The sender is named; the paused side cannot be shown
+# here: the lab's bridge drops 802.3 MAC control frames (01:80:c2:00:00:01)
+# as link-local. The receivers' list (mr_storms) is covered on recorded
+# series (tests/unit/test-monitor.c, storm.series), the alert by promtool
 # (contrib/prometheus/tests/monitor.test.yml).
 
 . "$(dirname "$0")/lib.sh"
@@ -36,7 +36,9 @@ RC=${BUILD_DIR:+$BUILD_DIR/tools/rocecheck}
 command -v jq >/dev/null || need "jq not found"
 command -v curl >/dev/null || need "curl not found"
 TMPD=$(mktemp -d)
-lab_up mon 4 --monitor
+INJECT=${ROCECAP_PFC_INJECT:-$BUILD_DIR/tests/cap/pfc-inject}
+[ -x "$INJECT" ] || need "pfc-inject not built ($INJECT)"
+lab_up mon 4 --monitor --add "$INJECT:/usr/local/bin/pfc-inject"
 trap '[ "$BASHPID" = "$$" ] && { rm -rf "$TMPD"; lab_down; }' EXIT
 L=$ROCELAB
 NODES=(n1 n2 n3 n4)
@@ -288,3 +290,50 @@ done
 [ -z "$out" ] || fail "findings not cleared $(secs "$t" "$(date +%s%N)") s after the loss ended: $out"
 say "loss removed: every finding cleared after $(secs "$t" "$(date +%s%N)") s"
 
+
+# --- a PFC storm from n4: XOFF on priority 3 (65535 quanta) every 5 ms for
+# 12 s, sent through a packet socket on its eth0. rxe on virtio_net counts no
+# pause time, so the monitor counts the PFC frames its own stack sends
+# (monitor/pfc_tap.c) at the port's rate (2.5 Gb/s: 13.4 ms a frame, so the
+# port never resumes). Named on n4 as the sender within 12 s (2 of 3 polls
+# of 1 s); nothing else named; cleared once the storm ends (one XON).
+since_now
+t0=$(date +%s%N)
+rx n4 --bg --log /tmp/storm.log -- pfc-inject eth0 storm 3 12 5 >/dev/null || fail "n4: pfc-inject did not start"
+named=
+while :; do
+	fetch_logs
+	now=$(date +%s%N)
+	if [ -n "$(findings | awk '$1 == "n4" && $2 == "pause_storm" && $3 == "active" && $4 == "rxe0/1"')" ]; then
+		named=$(secs "$t0" "$now")
+		break
+	fi
+	(((now - t0) / 1000000000 >= 12)) && break
+	sleep 0.5
+done
+[ -n "$named" ] || fail "PFC storm from n4 not named in 12 s: $(rx n4 -t 10 -- cat /tmp/storm.log)"$'\n'"$(findings)"$'\n'"$(metrics n4 | grep pfc_pause | grep -v ' 0$')"
+reason=$(jq -r 'select(.event == "finding" and .code == "pause_storm" and .state == "active") | .reason' "$TMPD/n4.jsonl" | tail -1)
+grep -q "sends pauses on priority 3" <<<"$reason" || fail "n4's storm finding: '$reason'"
+grep -q "the NIC counts none" <<<"$reason" || fail "n4's storm finding does not say its pause time came from the frames: '$reason'"
+bad=$(findings | awk '$3 == "active" && !($1 == "n4" && $2 == "pause_storm")')
+[ -z "$bad" ] || fail "during n4's PFC storm, other findings:"$'\n'"$bad"
+m=$(metrics n4) || fail "n4: /metrics"
+ps=$(awk '/^rocecheck_monitor_pfc_pause_seconds_total\{/ && /priority="3"/ && /direction="tx"/ { print $2 }' <<<"$m")
+[ -n "$ps" ] && lt 0.5 "$ps" || fail "n4: /metrics tx pause seconds on priority 3: '$ps'"
+say "n4's PFC storm: pause_storm on n4 rxe0/1 after $named s ($reason); /metrics: $ps s paused (tx, priority 3)"
+# ended (pfc-inject stops at 12 s, the last frame an XON): cleared, bounded
+while (( ($(date +%s%N) - t0) / 1000000000 < 13 )); do sleep 1; done
+# the last pause_storm event of n4's log says cleared
+storm_state() { findings | awk '$1 == "n4" && $2 == "pause_storm" { s = $3 } END { print s }'; }
+t=$(date +%s%N)
+for _ in $(seq 40); do
+	fetch_logs
+	[ "$(storm_state)" = cleared ] && [ -z "$(collect)" ] && break
+	sleep 0.5
+done
+[ "$(storm_state)" = cleared ] || fail "n4's pause_storm not cleared $(secs "$t" "$(date +%s%N)") s after the storm ended"
+out=$(collect)
+[ -z "$out" ] || fail "findings not cleared $(secs "$t" "$(date +%s%N)") s after n4's storm ended: $out"
+bad=$(findings | awk '$2 == "pause_storm" && $1 != "n4"')
+[ -z "$bad" ] || fail "pause storms named off n4:"$'\n'"$bad"
+ok "PFC storm from n4 named on n4 (sender, rxe0/1) in $named s (bound 12 s), nothing else; cleared $(secs "$t" "$(date +%s%N)") s after it ended"
