@@ -246,8 +246,8 @@ struct ms_taps {
 	unsigned int n;
 };
 /* Fills @s's PFC frames and pause time from a tap on @s->netdev when the NIC
- * gave none; opens the tap on first need (-EPERM without CAP_NET_RAW, or no
- * rate: the port stays without pause counters). */
+ * gave no PFC counter at all; opens the tap on first need (-EPERM without
+ * CAP_NET_RAW, or no rate: the port stays without pause counters). */
 void ms_taps_fill(struct ms_taps *t, struct ms_sample *s, bool retry);
 /* Reads what the taps queued (a storm is thousands of frames a second). */
 void ms_taps_drain(struct ms_taps *t);

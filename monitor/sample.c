@@ -184,10 +184,13 @@ int ms_poll(struct rck_ctx *ctx, bool dcb, struct rck_inventory **cache, struct 
 	return 0;
 }
 
-static bool has_pause_time(const struct ms_sample *s)
+/* Any PFC counter at all: a NIC that counts frames but not time makes its
+ * pauses in hardware too, where a tap would read a false 0. */
+static bool has_pfc_counters(const struct ms_sample *s)
 {
 	for (unsigned int p = 0; p < 8; p++)
-		if (s->has[RCK_CTR_PFC_RX_PAUSE_DURATION + p] || s->has[RCK_CTR_PFC_TX_PAUSE_DURATION + p])
+		if (s->has[RCK_CTR_PFC_RX_PAUSE_DURATION + p] || s->has[RCK_CTR_PFC_TX_PAUSE_DURATION + p] ||
+		    s->has[RCK_CTR_PFC_RX_PAUSE + p] || s->has[RCK_CTR_PFC_TX_PAUSE + p])
 			return true;
 	return false;
 }
@@ -198,7 +201,7 @@ void ms_taps_fill(struct ms_taps *t, struct ms_sample *s, bool retry)
 	struct timespec now;
 	unsigned int k;
 
-	if (!s->netdev[0] || has_pause_time(s))
+	if (!s->netdev[0] || has_pfc_counters(s))
 		return;
 	for (k = 0; k < t->n && strcmp(t->v[k].netdev, s->netdev); k++)
 		;
@@ -223,10 +226,8 @@ void ms_taps_fill(struct ms_taps *t, struct ms_sample *s, bool retry)
 		enum rck_counter du = d ? RCK_CTR_PFC_TX_PAUSE_DURATION : RCK_CTR_PFC_RX_PAUSE_DURATION;
 
 		for (unsigned int p = 0; p < 8; p++) {
-			if (!s->has[fr + p]) {
-				s->ctr[fr + p] = frames[d][p];
-				s->has[fr + p] = 1;
-			}
+			s->ctr[fr + p] = frames[d][p];
+			s->has[fr + p] = 1;
 			s->ctr[du + p] = us[d][p];
 			s->has[du + p] = 1;
 		}
