@@ -18,7 +18,7 @@
 # test failed in its healthy phase, saying those numbers: the lab cannot
 # judge 1% loss on a host that starves its guests for seconds.
 #
-# PFC: last, n4 sends a storm of XOFF frames (pfc-inject, a packet socket).
+# PFC: last, n4 sends a storm of XOFF frames (`rocelab impair n4 pfc=3`).
 # The monitor reads pause time from the NIC's counters (mlx5, bnxt, irdma;
 # lib/counters_vendor.c); rxe on virtio_net has none, so for such ports it
 # counts the PFC frames the host's own stack sends and receives
@@ -36,9 +36,7 @@ RC=${BUILD_DIR:+$BUILD_DIR/tools/rocecheck}
 command -v jq >/dev/null || need "jq not found"
 command -v curl >/dev/null || need "curl not found"
 TMPD=$(mktemp -d)
-INJECT=${ROCECAP_PFC_INJECT:-$BUILD_DIR/tests/cap/pfc-inject}
-[ -x "$INJECT" ] || need "pfc-inject not built ($INJECT)"
-lab_up mon 4 --monitor --add "$INJECT:/usr/local/bin/pfc-inject"
+lab_up mon 4 --monitor
 trap '[ "$BASHPID" = "$$" ] && { rm -rf "$TMPD"; lab_down; }' EXIT
 L=$ROCELAB
 NODES=(n1 n2 n3 n4)
@@ -291,15 +289,17 @@ done
 say "loss removed: every finding cleared after $(secs "$t" "$(date +%s%N)") s"
 
 
-# --- a PFC storm from n4: XOFF on priority 3 (65535 quanta) every 5 ms for
-# 12 s, sent through a packet socket on its eth0. rxe on virtio_net counts no
-# pause time, so the monitor counts the PFC frames its own stack sends
-# (monitor/pfc_tap.c) at the port's rate (2.5 Gb/s: 13.4 ms a frame, so the
-# port never resumes). Named on n4 as the sender within 12 s (2 of 3 polls
-# of 1 s); nothing else named; cleared once the storm ends (one XON).
+# --- a PFC storm from n4: `rocelab impair n4 pfc=3` sends an XOFF on
+# priority 3 (65535 quanta) every 10 ms from n4's eth0 (lldp-beacon in the
+# guest, a packet socket). rxe on virtio_net counts no pause time, so the
+# monitor counts the PFC frames its own stack sends (monitor/pfc_tap.c) at
+# the port's rate (2.5 Gb/s: 13.4 ms a frame, so the port never resumes).
+# Named on n4 as the sender within 12 s (2 of 3 polls of 1 s); nothing else
+# named; cleared once `impair n4 pfc=off` ends it.
 since_now
 t0=$(date +%s%N)
-rx n4 --bg --log /tmp/storm.log -- pfc-inject eth0 storm 3 12 5 >/dev/null || fail "n4: pfc-inject did not start"
+out=$("$L" impair n4 pfc=3) || fail "impair n4 pfc=3: $out"
+[ "$out" = "n4: pfc=3" ] || fail "impair n4 pfc=3 printed '$out'"
 named=
 while :; do
 	fetch_logs
@@ -311,7 +311,7 @@ while :; do
 	(((now - t0) / 1000000000 >= 12)) && break
 	sleep 0.5
 done
-[ -n "$named" ] || fail "PFC storm from n4 not named in 12 s: $(rx n4 -t 10 -- cat /tmp/storm.log)"$'\n'"$(findings)"$'\n'"$(metrics n4 | grep pfc_pause | grep -v ' 0$')"
+[ -n "$named" ] || fail "PFC storm from n4 not named in 12 s: $(rx n4 -t 10 -- sh -c 'pgrep -a lldp-beacon; ls -l /run/rocelab/pfc-storm0')"$'\n'"$(findings)"$'\n'"$(metrics n4 | grep pfc_pause | grep -v ' 0$')"
 reason=$(jq -r 'select(.event == "finding" and .code == "pause_storm" and .state == "active") | .reason' "$TMPD/n4.jsonl" | tail -1)
 grep -q "sends pauses on priority 3" <<<"$reason" || fail "n4's storm finding: '$reason'"
 grep -q "the NIC counts none" <<<"$reason" || fail "n4's storm finding does not say its pause time came from the frames: '$reason'"
@@ -321,8 +321,8 @@ m=$(metrics n4) || fail "n4: /metrics"
 ps=$(awk '/^rocecheck_monitor_pfc_pause_seconds_total\{/ && /priority="3"/ && /direction="tx"/ { print $2 }' <<<"$m")
 [ -n "$ps" ] && lt 0.5 "$ps" || fail "n4: /metrics tx pause seconds on priority 3: '$ps'"
 say "n4's PFC storm: pause_storm on n4 rxe0/1 after $named s ($reason); /metrics: $ps s paused (tx, priority 3)"
-# ended (pfc-inject stops at 12 s, the last frame an XON): cleared, bounded
-while (( ($(date +%s%N) - t0) / 1000000000 < 13 )); do sleep 1; done
+out=$("$L" impair n4 pfc=off) || fail "impair n4 pfc=off: $out"
+[ "$out" = "n4: not impaired" ] || fail "impair n4 pfc=off printed '$out'"
 # the last pause_storm event of n4's log says cleared
 storm_state() { findings | awk '$1 == "n4" && $2 == "pause_storm" { s = $3 } END { print s }'; }
 t=$(date +%s%N)
@@ -334,6 +334,7 @@ done
 [ "$(storm_state)" = cleared ] || fail "n4's pause_storm not cleared $(secs "$t" "$(date +%s%N)") s after the storm ended"
 out=$(collect)
 [ -z "$out" ] || fail "findings not cleared $(secs "$t" "$(date +%s%N)") s after n4's storm ended: $out"
+rx n4 -t 10 -- pgrep -f '^lldp-beacon' >/dev/null && fail "n4: lldp-beacon still runs after pfc=off"
 bad=$(findings | awk '$2 == "pause_storm" && $1 != "n4"')
 [ -z "$bad" ] || fail "pause storms named off n4:"$'\n'"$bad"
 ok "PFC storm from n4 named on n4 (sender, rxe0/1) in $named s (bound 12 s), nothing else; cleared $(secs "$t" "$(date +%s%N)") s after it ended"
