@@ -156,7 +156,7 @@ static int poll_counters(struct rck_monitor *m)
 	char (*names)[MF_STR] = NULL;
 	unsigned int *ports = NULL, n = 0;
 	struct mr_pause *pv;
-	int rc;
+	int rc, src;
 
 	mf_list_clear(&m->ctr_now);
 	bool dcb = m->want_dcb || !m->polls;
@@ -171,8 +171,13 @@ static int poll_counters(struct rck_monitor *m)
 			if (!p)
 				continue;
 			/* a recorded tree's netdevs are not this host's */
-			if (!rck_ctx_is_recorded(m->ctx))
-				ms_taps_fill(&m->taps, &s[i], m->polls % MD_INV_POLLS == 0);
+			src = !rck_ctx_is_recorded(m->ctx) ? ms_taps_fill(&m->taps, &s[i], m->polls % MD_INV_POLLS == 0) :
+			      ms_has_pfc_counters(&s[i]) ? 0 : -EOPNOTSUPP;
+			if (!p->pause_said || src != p->pause_src) {
+				p->pause_src = src;
+				p->pause_said = true;
+				md_event_pause_source(m, p, s[i].netdev, src);
+			}
 			mr_poll(p, &s[i], &m->th, &m->ctr_now);
 			/* DCB again on the next poll while a port is down or just flapped */
 			m->want_dcb |= p->flapped || !s[i].link_up;

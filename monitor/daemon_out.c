@@ -70,6 +70,26 @@ void md_event_path(const struct rck_monitor *m, const struct md_peer *p)
 	event(m, o);
 }
 
+void md_event_pause_source(const struct rck_monitor *m, const struct mr_port *p, const char *netdev, int src)
+{
+	char why[160];
+	const char *what = src == 0 ? "nic" : src == 1 ? "frames" : "none";
+
+	if (src == 0)
+		snprintf(why, sizeof(why), "the NIC's PFC counters");
+	else if (src == 1)
+		snprintf(why, sizeof(why), "the NIC has no PFC counters: PFC frames the stack sends and receives on %s",
+			 netdev);
+	else if (src == -EOPNOTSUPP)
+		snprintf(why, sizeof(why), "the NIC has no PFC counters (a recorded tree: no frames to count)");
+	else
+		snprintf(why, sizeof(why), "the NIC has no PFC counters, and the PFC frames on %s cannot be counted: %s",
+			 netdev[0] ? netdev : "its netdev", src == -ENODEV ? "no netdev" :
+			 src == -EINVAL ? "the port's rate is unknown" : strerror(-src));
+	event(m, json_pack("{s:s, s:s, s:i, s:s, s:s}", "event", "pause_source", "device", p->device, "port",
+			   (int)p->port, "source", what, "reason", why));
+}
+
 static int prom_fn(FILE *f, const void *arg)
 {
 	return rck_monitor_render(arg, f);

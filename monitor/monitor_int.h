@@ -163,6 +163,8 @@ struct mr_port {
 	double tx_frac, rx_frac;         /* last poll: share paused, worst priority */
 	unsigned int tx_prio, rx_prio;
 	bool pause_tapped;               /* those from the frames the stack saw */
+	bool pause_said;                 /* pause_source event given for pause_src */
+	int pause_src;                   /* ms_taps_fill()'s answer */
 };
 
 /*
@@ -246,9 +248,12 @@ struct ms_taps {
 	unsigned int n;
 };
 /* Fills @s's PFC frames and pause time from a tap on @s->netdev when the NIC
- * gave no PFC counter at all; opens the tap on first need (-EPERM without
- * CAP_NET_RAW, or no rate: the port stays without pause counters). */
-void ms_taps_fill(struct ms_taps *t, struct ms_sample *s, bool retry);
+ * gave no PFC counter at all, opening the tap on first need. 0: the NIC has
+ * PFC counters (no tap); 1: filled from the tap; else -errno and the port
+ * stays without pause counters (-EPERM without CAP_NET_RAW, -EINVAL with no
+ * rate, -ENODEV with no netdev, -ENOSPC past MS_TAPS netdevs). */
+int ms_taps_fill(struct ms_taps *t, struct ms_sample *s, bool retry);
+bool ms_has_pfc_counters(const struct ms_sample *s);
 /* Reads what the taps queued (a storm is thousands of frames a second). */
 void ms_taps_drain(struct ms_taps *t);
 void ms_taps_close(struct ms_taps *t);
@@ -500,6 +505,9 @@ void mp_family(FILE *f, const char *name, const char *type, const char *help);
 void md_event_finding(const struct rck_monitor *m, const struct mf *f, bool active);
 void md_event_compared(const struct rck_monitor *m, const struct mr_port *p);
 void md_event_path(const struct rck_monitor *m, const struct md_peer *p);
+/* Where a port's pause time comes from (ms_taps_fill()'s answer @src): at
+ * the first poll and when it changes. */
+void md_event_pause_source(const struct rck_monitor *m, const struct mr_port *p, const char *netdev, int src);
 int md_write_files(const struct rck_monitor *m);
 
 #endif

@@ -186,7 +186,7 @@ int ms_poll(struct rck_ctx *ctx, bool dcb, struct rck_inventory **cache, struct 
 
 /* Any PFC counter at all: a NIC that counts frames but not time makes its
  * pauses in hardware too, where a tap would read a false 0. */
-static bool has_pfc_counters(const struct ms_sample *s)
+bool ms_has_pfc_counters(const struct ms_sample *s)
 {
 	for (unsigned int p = 0; p < 8; p++)
 		if (s->has[RCK_CTR_PFC_RX_PAUSE_DURATION + p] || s->has[RCK_CTR_PFC_TX_PAUSE_DURATION + p] ||
@@ -195,19 +195,21 @@ static bool has_pfc_counters(const struct ms_sample *s)
 	return false;
 }
 
-void ms_taps_fill(struct ms_taps *t, struct ms_sample *s, bool retry)
+int ms_taps_fill(struct ms_taps *t, struct ms_sample *s, bool retry)
 {
 	uint64_t frames[2][8], us[2][8];
 	struct timespec now;
 	unsigned int k;
 
-	if (!s->netdev[0] || has_pfc_counters(s))
-		return;
+	if (ms_has_pfc_counters(s))
+		return 0;
+	if (!s->netdev[0])
+		return -ENODEV;
 	for (k = 0; k < t->n && strcmp(t->v[k].netdev, s->netdev); k++)
 		;
 	if (k == t->n) {
 		if (t->n == MS_TAPS)
-			return;
+			return -ENOSPC;
 		t->n++;
 		t->err[k] = mt_open(&t->v[k], s->netdev, s->rate_gbps);
 		/* the name kept even when the open failed: retried, not added again */
@@ -217,7 +219,7 @@ void ms_taps_fill(struct ms_taps *t, struct ms_sample *s, bool retry)
 		snprintf(t->v[k].netdev, sizeof(t->v[k].netdev), "%s", s->netdev);
 	}
 	if (t->err[k])
-		return;
+		return t->err[k];
 	mt_drain(&t->v[k]);
 	clock_gettime(CLOCK_REALTIME, &now);
 	mt_read(&t->v[k], (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec, frames, us);
@@ -233,6 +235,7 @@ void ms_taps_fill(struct ms_taps *t, struct ms_sample *s, bool retry)
 		}
 	}
 	s->pause_tapped = true;
+	return 1;
 }
 
 void ms_taps_drain(struct ms_taps *t)

@@ -110,6 +110,13 @@ check "recorded tree: exit 0" '[ $rc -eq 0 ]'
 check "recorded tree: link_up" 'grep -q "^rocecheck_monitor_link_up{device=\"mlx5_0\",port=\"1\"} 1" "$t/m.prom"'
 check "recorded tree: no state change" '! grep -q "rocecheck_monitor_state_changed{.*} 1" "$t/m.prom"'
 check "recorded tree: no finding" '! grep -q "\"event\":\"finding\"" "$t/m.out"'
+check "recorded tree: pause time from the NIC's counters, said once" '[ "$(grep -c "\"event\":\"pause_source\"" "$t/m.out")" -eq 1 ] && grep -q "\"pause_source\",\"device\":\"mlx5_0\",\"port\":1,\"source\":\"nic\"" "$t/m.out"'
+# rxe has no PFC counters; a recorded tree has no frames to count either
+timeout 30 $wrap "$rck" --sysfs-root "$fix/rxe" monitor --port 0 --listen 127.0.0.1 --duration 1.5 \
+	>"$t/r.out" 2>"$t/r.err"
+rc=$?
+check "recorded rxe: exit 0" '[ $rc -eq 0 ]'
+check "recorded rxe: pause source none, said why" 'grep -q "\"pause_source\",\"device\":\"rxe0\",\"port\":1,\"source\":\"none\",\"reason\":\"the NIC has no PFC counters (a recorded tree" "$t/r.out"'
 
 # the pinglist built from a host list: same leaf at 10/s, a sample of others
 printf 'h0 10.0.0.1 leaf=L0\nh1 10.0.0.2 leaf=L0\nh2 10.0.1.1 leaf=L1\nh3 10.0.1.2 leaf=L1\nh4 10.0.2.1 leaf=L2\n' >"$t/hosts"
