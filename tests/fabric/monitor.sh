@@ -3,7 +3,7 @@
 # is reported within 5 s, its GID table compared after; once those findings
 # cleared, a healthy half minute gives no finding; 1% loss on n3 is named
 # within 30 s and nothing else is; a PFC storm sent by n4 is named on n4
-# within 12 s. Detection delays are measured and said.
+# within 20 s. Detection delays are measured and said.
 # The bounce comes first: its measure does not depend on the probes.
 #
 # The healthy phase is 30 s, not a minute: a probe finding needs 2 of 3 of
@@ -290,12 +290,15 @@ say "loss removed: every finding cleared after $(secs "$t" "$(date +%s%N)") s"
 
 
 # --- a PFC storm from n4: `rocelab impair n4 pfc=3` sends an XOFF on
-# priority 3 (65535 quanta) every 10 ms from n4's eth0 (lldp-beacon in the
+# priority 3 (65535 quanta) every 4 ms from n4's eth0 (lldp-beacon in the
 # guest, a packet socket). rxe on virtio_net counts no pause time, so the
 # monitor counts the PFC frames its own stack sends (monitor/pfc_tap.c) at
-# the port's rate (2.5 Gb/s: 13.4 ms a frame, so the port never resumes).
-# Named on n4 as the sender within 12 s (2 of 3 polls of 1 s); nothing else
-# named; cleared once `impair n4 pfc=off` ends it.
+# the port's rate (2.5 Gb/s: 13.4 ms a frame, so the port would never
+# resume; measured 54-64%, the guest not scheduled the rest, and the lab's
+# monitors storm at 25%: rocelab's monitor.conf). Named on n4 as the sender
+# within 20 s (2 of 3 polls of 1 s: 1.2 s after the impair on an idle 2-guest
+# lab, 9.8-11.9 s with a CI run beside this test); nothing else named;
+# cleared once `impair n4 pfc=off` ends it.
 since_now
 t0=$(date +%s%N)
 out=$("$L" impair n4 pfc=3) || fail "impair n4 pfc=3: $out"
@@ -308,10 +311,10 @@ while :; do
 		named=$(secs "$t0" "$now")
 		break
 	fi
-	(((now - t0) / 1000000000 >= 12)) && break
+	(((now - t0) / 1000000000 >= 20)) && break
 	sleep 0.5
 done
-[ -n "$named" ] || fail "PFC storm from n4 not named in 12 s: $(rx n4 -t 10 -- sh -c 'pgrep -a lldp-beacon; ls -l /run/rocelab/pfc-storm0')"$'\n'"$(findings)"$'\n'"$(metrics n4 | grep pfc_pause | grep -v ' 0$')"
+[ -n "$named" ] || fail "PFC storm from n4 not named in 20 s: $(rx n4 -t 10 -- sh -c 'pgrep -a lldp-beacon; ls -l /run/rocelab/pfc-storm0')"$'\n'"$(findings)"$'\n'"$(metrics n4 | grep pfc_pause | grep -v ' 0$')"
 reason=$(jq -r 'select(.event == "finding" and .code == "pause_storm" and .state == "active") | .reason' "$TMPD/n4.jsonl" | tail -1)
 grep -q "sends pauses on priority 3" <<<"$reason" || fail "n4's storm finding: '$reason'"
 grep -q "the NIC counts none" <<<"$reason" || fail "n4's storm finding does not say its pause time came from the frames: '$reason'"
@@ -337,4 +340,4 @@ out=$(collect)
 rx n4 -t 10 -- pgrep -f '^lldp-beacon' >/dev/null && fail "n4: lldp-beacon still runs after pfc=off"
 bad=$(findings | awk '$2 == "pause_storm" && $1 != "n4"')
 [ -z "$bad" ] || fail "pause storms named off n4:"$'\n'"$bad"
-ok "PFC storm from n4 named on n4 (sender, rxe0/1) in $named s (bound 12 s), nothing else; cleared $(secs "$t" "$(date +%s%N)") s after it ended"
+ok "PFC storm from n4 named on n4 (sender, rxe0/1) in $named s (bound 20 s), nothing else; cleared $(secs "$t" "$(date +%s%N)") s after it ended"

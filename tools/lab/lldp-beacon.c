@@ -1,6 +1,7 @@
 /* rocelab's switch ports: every INTERVAL_MS, sends each frame file of DIR on
  * the interface the file is named after; ends when DIR goes away.
- * usage: lldp-beacon DIR INTERVAL_MS (rocelab runs it in the lab's namespace) */
+ * usage: lldp-beacon DIR INTERVAL_MS (rocelab runs it in the lab's namespace, and
+ * in a guest for `impair pfc=`) */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -42,8 +43,8 @@ int main(int argc, char **argv)
 	long ms;
 	int sock;
 
-	if (argc != 3 || (ms = strtol(argv[2], NULL, 10)) < 10 || ms > 60000) {
-		fprintf(stderr, "usage: lldp-beacon DIR INTERVAL_MS (10..60000)\n");
+	if (argc != 3 || (ms = strtol(argv[2], NULL, 10)) < 1 || ms > 60000) {
+		fprintf(stderr, "usage: lldp-beacon DIR INTERVAL_MS (1..60000)\n");
 		return 2;
 	}
 	sock = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
