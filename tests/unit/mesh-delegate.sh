@@ -72,7 +72,15 @@ t0=$(date +%s)
 timeout 120 $WRAP "$RC" -j mesh --hosts $hosts --launcher 'env H={host} {cmd}' --transport tcp \
 	--test bw --duration $([ -n "$WRAP" ] && echo 3 || echo 0.5) --schedule agents >"$tmp/out" 2>"$tmp/err" &
 sweep_pid=$!
-sleep $((2 * slow))
+# The cancel must reach a sweep that runs: once it has launched its agents
+# its handler is set (a CI run under ASan once got nothing on either stream
+# from a SIGINT sent 2 s after the start). Bounded: 30 s.
+for _ in $(seq 150); do
+	rc_pid=$(pgrep -P $sweep_pid | head -1)
+	[ -n "$rc_pid" ] && pgrep -P "$rc_pid" >/dev/null && break
+	sleep 0.2
+done
+sleep $slow
 kill -INT $sweep_pid
 wait $sweep_pid
 secs=$(( $(date +%s) - t0 ))
