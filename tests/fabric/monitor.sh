@@ -295,7 +295,7 @@ say "loss removed: every finding cleared after $(secs "$t" "$(date +%s%N)") s"
 # monitor counts the PFC frames its own stack sends (monitor/pfc_tap.c) at
 # the port's rate (2.5 Gb/s: 13.4 ms a frame, so the port would never
 # resume; measured 36-68%, the guest not scheduled the rest, and the lab's
-# monitors storm at 25%: rocelab's monitor.conf). Named on n4 as the sender
+# monitors storm at 10%: rocelab's monitor.conf). Named on n4 as the sender
 # within 20 s (2 of 3 polls of 1 s: 1.2 s after the impair on an idle 2-guest
 # lab, 9.8-11.9 s with a CI run beside this test); nothing else named;
 # cleared once `impair n4 pfc=off` ends it.
