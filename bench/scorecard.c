@@ -11,15 +11,17 @@
 #include <unistd.h>
 
 #include <rocecheck/analysis.h>
+#include <rocecheck/preflight.h>
 
 #include "fabric.h"
 
 /* usage: scorecard [-n TRIALS] [-s SEED] [-j THREADS] [-z HOSTSxRAILS[:TRIALS],...]
- * [-p PROBE_S] [-o ROUND_OVERHEAD_MS] [-J FILE] [-v] [-g drains] [-c CLASS]: TRIALS per
+ * [-p PROBE_S] [-o ROUND_OVERHEAD_MS] [-P PASSES] [-J FILE] [-v] [-g drains] [-c CLASS]: TRIALS per
  * class and size (a size's own count first), JSON lines to FILE, -v prints
  * every report with a wrong or missing finding, -g drains fails the run on
- * a false drain alone, -c runs one class alone. */
-#define MAX_PASSES (RCK_LINK_RETESTS_MOST + 2)
+ * a false drain alone, -c runs one class alone, -P the retest passes a trial
+ * may run (default the preflight's, RCK_PREFLIGHT_RETEST_PASSES; most 64). */
+#define MAX_RETEST_PASSES RCK_LINK_RETESTS_MOST
 #define MAX_SIZES 8
 #define T_PRECISION 0.99
 #define T_RECALL 0.995
@@ -37,6 +39,7 @@ struct opts {
 	int only;              /* -c CLASS: that class alone; -1 all */
 	bool gate_drains;      /* -g drains: only false drains fail the run */
 	unsigned int hosts[MAX_SIZES], rails[MAX_SIZES], size_trials[MAX_SIZES]; /* 0: trials */
+	unsigned int passes;   /* analyses a trial: -P retest passes + 1 */
 	uint64_t seed;
 	double probe_s, overhead_s;
 	const char *json;
@@ -178,7 +181,7 @@ static void *worker(void *arg)
 
 			sf_trial(&f, sf_mix(base ^ sf_mix((uint64_t)c << 32 | t)), (enum sf_noise)(t % SF_NOISE_COUNT),
 				 (enum sf_fault)c);
-			if ((j->rc = sf_run(&f, NULL, MAX_PASSES, &r)))
+			if ((j->rc = sf_run(&f, NULL, o->passes, &r)))
 				goto out;
 			judge(&f, r, o, &j->acc[c]);
 			rck_report_free(r);
@@ -261,8 +264,8 @@ static unsigned int report(const struct opts *o, unsigned int s, const struct ac
 		printf("%s%s\n", *why ? "  MISSED:" : "", why);
 		missed += *why != 0;
 		if (json) {
-			fprintf(json, "{\"hosts\":%u,\"rails\":%u,\"class\":\"%s\",\"trials\":%" PRIu64, o->hosts[s],
-				o->rails[s], sf_fault_name((enum sf_fault)c), a->trials);
+			fprintf(json, "{\"hosts\":%u,\"rails\":%u,\"class\":\"%s\",\"trials\":%" PRIu64 ",\"retest_passes\":%u",
+				o->hosts[s], o->rails[s], sf_fault_name((enum sf_fault)c), a->trials, o->passes - 1);
 			jnum(json, "precision", prec);
 			jnum(json, "recall", rec);
 			jnum(json, "localisation", loc);
@@ -323,7 +326,7 @@ static double now(void)
 int main(int argc, char **argv)
 {
 	struct opts o = {.trials = 1000, .threads = 2, .seed = 20261204, .probe_s = 1.0, .overhead_s = 0.002,
-			 .only = -1};
+			 .only = -1, .passes = RCK_PREFLIGHT_RETEST_PASSES + 1};
 	unsigned int missed = 0;
 	uint64_t fd_quiet = 0, fd_noisy = 0;
 	FILE *json = NULL;
@@ -331,7 +334,7 @@ int main(int argc, char **argv)
 	int opt;
 
 	parse_sizes(&o, "16x1,16x8,64x1,64x8,256x1,256x8");
-	while ((opt = getopt(argc, argv, "n:s:j:z:p:o:J:vg:c:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:s:j:z:p:o:J:vg:c:P:")) != -1) {
 		switch (opt) {
 		case 'n': o.trials = (unsigned int)strtoul(optarg, NULL, 10); break;
 		case 's': o.seed = strtoull(optarg, NULL, 0); break;
@@ -343,6 +346,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'p': o.probe_s = atof(optarg); break;
+		case 'P': o.passes = (unsigned int)strtoul(optarg, NULL, 10) + 1; break;
 		case 'o': o.overhead_s = atof(optarg) / 1000; break;
 		case 'J': o.json = optarg; break;
 		case 'v': o.verbose = true; break;
@@ -364,9 +368,13 @@ int main(int argc, char **argv)
 			break;
 		default:
 			fprintf(stderr, "usage: scorecard [-n TRIALS] [-s SEED] [-j THREADS] [-z HxR[:N],...] [-p PROBE_S] "
-					"[-o OVERHEAD_MS] [-J FILE] [-v] [-g drains] [-c CLASS]\n");
+					"[-o OVERHEAD_MS] [-P PASSES] [-J FILE] [-v] [-g drains] [-c CLASS]\n");
 			return 2;
 		}
+	}
+	if (o.passes < 1 || o.passes > MAX_RETEST_PASSES + 1) {
+		fprintf(stderr, "scorecard: -P takes 0 to %u retest passes\n", MAX_RETEST_PASSES);
+		return 2;
 	}
 	if (!o.trials || !o.threads || o.threads > 64 || !(o.probe_s > 0)) {
 		fprintf(stderr, "scorecard: trials, threads and probe time must be positive\n");
@@ -386,6 +394,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0); /* a long run's log shows each size as it ends */
 	printf("scorecard: seed %" PRIu64 ", %u trials per class and size unless a size says, %u threads, probes %.2f s + %.1f ms a round\n",
 	       o.seed, o.trials, o.threads, o.probe_s, o.overhead_s * 1000);
+	printf("retest passes: at most %u a trial%s\n", o.passes - 1,
+	       o.passes - 1 == RCK_PREFLIGHT_RETEST_PASSES ? " (the preflight's default)" : "");
 	printf("noise models by trial number mod 5: CV 2%%, 5%%, 10%%, CV 2%% with a probe in 50 at half speed, "
 	       "CV 2%% with one host at CV 15%%\n");
 	printf("prec: right findings / findings (degraded or worse); recall: trials naming the fault; local: trials "

@@ -25,7 +25,7 @@ RCK_EXPORT int rck_preflight_config_new(struct rck_preflight_config **out)
 	c->tests = 1u << RCK_MESH_TEST_BW;
 	c->transport = RCK_PROBE_TRANSPORT_RDMA;
 	c->iters = 1000;
-	c->passes = 3;
+	c->passes = RCK_PREFLIGHT_RETEST_PASSES;
 	atomic_init(&c->cancel, 0);
 	atomic_init(&c->running, NULL);
 	*out = c;

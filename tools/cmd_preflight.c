@@ -22,6 +22,8 @@ enum { PF_HEALTHY = 0, PF_DEGRADED = 1, PF_ERROR = 2, PF_INCONCLUSIVE = 3 };
 
 /* A drain command gets this long before SIGKILL. */
 #define DRAIN_TIMEOUT_MS 30000
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 static struct rck_preflight_config *running_cfg;
 
@@ -48,7 +50,7 @@ const struct cli_opt preflight_opts[] = {
 	{ OPT_HEATMAP, 0, "heatmap", "FILE", "draw the bandwidth (else latency) matrix, degraded parts marked, to FILE.svg or FILE.png" },
 	{ OPT_DRAIN, 0, "drain-cmd", "TEMPLATE",
 	  "run once per bad host, no shell, {host} and {reason} substituted" },
-	{ OPT_RETESTS, 0, "retest-passes", "N", "most retest passes the analysis may ask for (default 3)" },
+	{ OPT_RETESTS, 0, "retest-passes", "N", "most retest passes the analysis may ask for (default " STR(RCK_PREFLIGHT_RETEST_PASSES) ")" },
 	{ OPT_SPARES, 0, "spares", "LIST", "hot spares: swept too, a healthy one proposed for each bad host" },
 	{ OPT_FROM_MESH, 0, "from", "FILE", "judge a recorded sweep (rocecheck mesh --output) instead" },
 	{ OPT_FROM_MESH, 0, "from-mesh", "FILE", "the same as --from" },
