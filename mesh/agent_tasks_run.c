@@ -279,14 +279,38 @@ static void *serve_member(void *arg)
 	return NULL;
 }
 
+/* A member's thread; pthread_create() fails for want of resources
+ * (EAGAIN: a pids cgroup or threads-max, momentarily) on busy hosts, so
+ * it is tried a few times before the member runs in the queue's thread. */
+#define MEMBER_TRIES 5
+
+static bool start_member(struct member *m)
+{
+	for (int tries = 0; tries < MEMBER_TRIES; tries++) {
+		int rc = pthread_create(&m->th, NULL, serve_member, m);
+
+		if (!rc)
+			return true;
+		if (rc != EAGAIN)
+			break;
+		usleep(RETRY_US);
+	}
+	m->th = 0;
+	return false;
+}
+
 /* The @n ends of one group on this NIC at once: an incast group's serving
  * ends (one listener, or lane, each; their sessions start together,
- * probes/task.h), or both ends of a bidirectional pair. */
+ * probes/task.h), or both ends of a bidirectional pair. A member without
+ * its own thread runs in this one once the others have started, so the
+ * ends still overlap; a second such member would only run after the first
+ * ended, so it leaves the group (its peers do not wait for it). */
 static void run_group(struct nicq *q, const uint32_t *idx, size_t n)
 {
 	struct agent_tasks *at = q->at;
 	struct member *m = calloc(n, sizeof(*m));
 	unsigned int serving = 0;
+	size_t here = n;
 	struct pgroup g;
 	bool have_g;
 
@@ -301,16 +325,27 @@ static void run_group(struct nicq *q, const uint32_t *idx, size_t n)
 		const struct ag_task *t = &at->tasks[idx[i]];
 
 		m[i] = (struct member){ .q = q, .t = t, .g = have_g && t->role == AG_ROLE_SERVE ? &g : NULL };
-		if (pthread_create(&m[i].th, NULL, serve_member, &m[i])) {
-			m[i].th = 0;
-			if (m[i].g)
-				pgroup_leave(m[i].g); /* it cannot start with the others */
-			one_end(q, m[i].t, NULL, &m[i].r);
+		if (start_member(&m[i]))
+			continue;
+		if (here == n) {
+			here = i;
+			continue;
 		}
+		if (m[i].g)
+			pgroup_leave(m[i].g);
+		m[i].g = NULL;
 	}
 	for (size_t i = 0; i < n; i++)
+		if (!m[i].th && i != here)
+			rck_warn(at->ctx, "agent: task %u: no thread for it, it runs after its group", m[i].t->id);
+	if (here < n)
+		one_end(q, m[here].t, m[here].g, &m[here].r);
+	for (size_t i = 0; i < n; i++) {
 		if (m[i].th)
 			pthread_join(m[i].th, NULL);
+		else if (i != here)
+			one_end(q, m[i].t, NULL, &m[i].r);
+	}
 	if (have_g)
 		pgroup_destroy(&g);
 	free(m);
