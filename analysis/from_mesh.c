@@ -100,6 +100,7 @@ static int add_cell(struct rck_analysis *a, const struct rck_mesh *m, unsigned i
 		    unsigned int base_nic)
 {
 	struct rck_link_counter ctr[2 * RCK_CTR_COUNT];
+	struct rck_link_meas more[RCK_LINK_RETESTS_MOST - RCK_LINK_RETEST_MAX];
 	struct rck_link_sample s = {.size = sizeof(s)};
 	struct rck_mesh_meas x = {.size = sizeof(x)};
 	enum rck_mesh_test test;
@@ -115,13 +116,18 @@ static int add_cell(struct rck_analysis *a, const struct rck_mesh *m, unsigned i
 	s.dst_nic = base_nic + dst;
 	meas_of(&x, &s.meas);
 	s.reason = x.reason;
-	/* Retests that never ran (skipped at the deadline) are no evidence. */
-	for (unsigned int i = 1; i < attempts && s.n_retests < RCK_LINK_RETEST_MAX; i++) {
+	/* Retests that never ran (skipped at the deadline) are no evidence;
+	 * past the sample's own RCK_LINK_RETEST_MAX they go on in more. */
+	s.more_retests = more;
+	for (unsigned int i = 1; i < attempts; i++) {
 		struct rck_mesh_meas r = {.size = sizeof(r)};
 
 		if (rck_mesh_cell_meas(m, cell, i, &r) || r.status == RCK_MESH_SKIPPED)
 			continue;
-		meas_of(&r, &s.retest[s.n_retests++]);
+		if (s.n_retests < RCK_LINK_RETEST_MAX)
+			meas_of(&r, &s.retest[s.n_retests++]);
+		else if (s.n_more_retests < RCK_LINK_RETESTS_MOST - RCK_LINK_RETEST_MAX)
+			meas_of(&r, &more[s.n_more_retests++]);
 	}
 	s.counters = ctr;
 	s.n_counters = cell_counters(m, cell, ctr);

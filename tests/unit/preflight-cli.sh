@@ -106,6 +106,25 @@ rc=$?
 	grep -q '10.77.1.1 rxe0/1 -> 10.77.1.2 rxe0/1' <<<"$out" && grep -q '10.77.1.2 rxe0/1 -> 10.77.1.3 rxe0/1' <<<"$out" &&
 	! grep -q '^drain' <<<"$out"
 check "two slow links still undecided: both named as suspects, nothing drained ($rc)" $?
+# Recorded in CI's fabric scorecard (4 nodes, n2 -> n4 at 5 Mbit/s, 0.02 of
+# the fabric median): n2's six links put its own spread at 65%, so each
+# measurement weighs little and 4 retests left the link undecided; the
+# sweep then kept no more (4 retests a cell before 0.5). As recorded it is
+# a suspect asking for a retest; with 4 more retests at the same rate (as
+# the sweep now keeps them) the link is confirmed on 9 measurements.
+lpr=${ROCECHECK_FIXTURES:?}/mesh/lab-path-rate.json
+out=$($WRAP "$rck" preflight --from-mesh "$lpr" --config "$here/../fabric/tcg.thresholds")
+rc=$?
+[ $rc -eq 0 ] && grep -q '^link_slow  *warning .*10.77.1.2 rxe0/1 -> 10.77.1.4 rxe0/1: suspect, not drained: .*undecided after 4 retests' <<<"$out" &&
+	grep -q '^1 link needs a retest' <<<"$out"
+check "a link at 0.02 after 4 retests under TCG's noise: still a suspect asking for more ($rc)" $?
+jq '(.probes[] | select(.attempts == 5)) |= (.attempts = 9 | .later_retests += [.retest, .retest, .retest, .retest])' \
+	"$lpr" >"$tmp/lpr9.json"
+out=$($WRAP "$rck" preflight --from-mesh "$tmp/lpr9.json" --config "$here/../fabric/tcg.thresholds")
+rc=$?
+[ $rc -eq 1 ] && grep -q '^link_slow  *degraded .*10.77.1.2 rxe0/1 -> 10.77.1.4 rxe0/1: .*mean of 9 measurements, 8 of them retests alone' <<<"$out" &&
+	! grep -q '^drain' <<<"$out"
+check "the same link with 8 retests (a cell keeps 64): confirmed on 9 measurements, nothing drained ($rc)" $?
 printf 'link_rel_floor = 0.3\nlink_abs_floor = 0.3\n' >"$tmp/low.conf"
 out=$($WRAP "$rck" preflight --from-mesh "$tmp/link.json" --config "$tmp/low.conf")
 rc=$?

@@ -119,6 +119,57 @@ static void test_retests_confirm(void **state)
 	rck_mesh_free(m);
 }
 
+static double value_of(const struct rck_finding *f, const char *key)
+{
+	for (unsigned int i = 0; i < rck_finding_value_count(f); i++) {
+		const char *k;
+		double v;
+
+		if (!rck_finding_value(f, i, &k, &v) && !strcmp(k, key))
+			return v;
+	}
+	return NAN;
+}
+
+/* A cell keeps retests past the analysis sample's own four (a link the
+ * sequential test leaves undecided goes on): all of them are measurements;
+ * a skipped one is not. */
+static void test_retests_past_four(void **state)
+{
+	struct rck_mesh *m = fabric();
+	struct rck_report *r;
+	const struct rck_finding *f;
+	unsigned int cell;
+
+	(void)state;
+	assert_int_equal(rck_mesh_find_cell(m, RCK_MESH_TEST_BW, 1, 2, &cell), 0);
+	for (unsigned int i = 1; i <= 9; i++)
+		set(m, 1, 2, i, i == 6 ? RCK_MESH_SKIPPED : RCK_MESH_OK, i == 6 ? NAN : 41, NULL);
+	assert_int_equal(rck_mesh_cell_attempts(m, cell), 10);
+	r = analyse(m);
+	f = find(r, RCK_FINDING_LINK_SLOW);
+	assert_non_null(f);
+	assert_true(value_of(f, "measurements") == 9);
+	assert_non_null(strstr(rck_finding_reason(f), "mean of 9 measurements, 8 of them retests"));
+	rck_report_free(r);
+	/* The mesh's own bound is the analysis's. */
+	for (unsigned int i = 10; i <= RCK_MESH_RETEST_MAX; i++)
+		set(m, 1, 2, i, RCK_MESH_OK, 41, NULL);
+	{
+		struct rck_mesh_meas x = {.size = sizeof(x), .status = RCK_MESH_OK, .gbps = 41,
+					  .lat_p50_us = NAN, .lat_p99_us = NAN};
+
+		assert_int_equal(rck_mesh_set_result(m, RCK_MESH_TEST_BW, 1, 2, RCK_MESH_RETEST_MAX + 1, &x, NULL),
+				 -EINVAL);
+	}
+	r = analyse(m);
+	f = find(r, RCK_FINDING_LINK_SLOW);
+	assert_non_null(f);
+	assert_true(value_of(f, "measurements") == RCK_LINK_RETESTS_MOST);
+	rck_report_free(r);
+	rck_mesh_free(m);
+}
+
 /* Retests that clear the suspect; a skipped retest is no evidence. */
 static void test_retests_clear(void **state)
 {
@@ -278,6 +329,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_retests_confirm),
 		cmocka_unit_test(test_retests_clear),
+		cmocka_unit_test(test_retests_past_four),
 		cmocka_unit_test(test_unreachable),
 		cmocka_unit_test(test_described),
 		cmocka_unit_test(test_failed_into_slow_nic),

@@ -253,8 +253,11 @@ int rck_mesh_get_nic(const struct rck_mesh *m, unsigned int nic, struct rck_mesh
 		     unsigned int *host);
 
 /** Most retests one cell keeps (attempts 1 .. RCK_MESH_RETEST_MAX after the
- * sweep's attempt 0); the analysis's RCK_LINK_RETEST_MAX. */
-#define RCK_MESH_RETEST_MAX 4
+ * sweep's attempt 0): the analysis's RCK_LINK_RETESTS_MOST, so a link its
+ * sequential test leaves undecided can be retested up to
+ * link_retests_undecided times. 0.5: 64 (was 4); size arrays by
+ * rck_mesh_cell_attempts(). */
+#define RCK_MESH_RETEST_MAX 64
 
 /**
  * Record a probe's outcome for (@test, @src_nic -> @dst_nic): @attempt 0 is
