@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets with clang under ASan/UBSan in build-fuzz and
 # runs each for a bounded number of executions (meson suite 'fuzz'),
 # two at a time (each libFuzzer run is one process on one core).
-# usage: ci/fuzz.sh [RUNS]   (default 400000 per target, or 15 s where
+# usage: ci/fuzz.sh [RUNS]   (default 400000 per target, or 8 s where
 # tests/fuzz/meson.build caps it: CI's 45-minute budget)
 set -uo pipefail
 cd "$(dirname "$0")/.."
