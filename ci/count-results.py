@@ -27,8 +27,9 @@ for build in sys.argv[1:]:
                     failed += 1
 # A suite CI expects whose log is missing did not run: count it as failed.
 # (meson adds the setup's name to a log base: testlog-valgrind-valgrind.json.)
+# The unit suite's log is ASan's (ci/test.sh runs it there, not plainly).
 expected = {"build": ["testlog-%s" % n for n in open(
-    os.path.join(os.path.dirname(os.path.abspath(__file__)), "suites")).read().split()]
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "suites")).read().split() if n != "unit"]
     + ["testlog-valgrind"],
     "build-asan": ["testlog-asan"], "build-fuzz": ["testlog-fuzz"]}
 for build in sys.argv[1:]:
