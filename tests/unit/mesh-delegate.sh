@@ -129,7 +129,8 @@ n=$(jq '[.probes[] | select(.result.status == "ok")] | length' <<<"$out")
 apart=$(jq '[.probes[] as $p | .probes[] | select(.src == $p.dst and .dst == $p.src) |
 	select(.result.start_s >= $p.result.start_s + $p.result.seconds or
 	       $p.result.start_s >= .result.start_s + .result.seconds)] | length' <<<"$out")
-[ "$apart" = 0 ] || fail "--bidir: $apart directions did not overlap their reverse: $out"
+[ "$apart" = 0 ] || fail "--bidir: $apart directions did not overlap their reverse: $(jq -c '[.probes[] |
+	[.src, .dst, .result.start_s, .result.seconds]]' <<<"$out"); stderr: $(cat "$tmp/err")"
 echo "ok: --bidir: 12 of 12 directions ok, each pair's two at once"
 
 # A chain of busy peers: 127.0.0.2 runs four probes with the others
