@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "../dcb/dcb_set.h"
 #include "../mesh/strset.h"
@@ -273,8 +274,18 @@ struct an_groups {
 	uint32_t *row_start, *row_idx, *col_start, *col_idx;
 };
 int an_groups_build(const struct rck_analysis *a, const uint8_t *take, struct an_groups *g);
+/* ---- the links a bandwidth centre is taken over (aside.c) ---- */
+/* @rest marks the links of @take not touching a NIC far below the others
+ * (in a fabric of 16 hosts or fewer), or all of @take when that leaves
+ * less than half. Returns how many @rest marks, or -ENOMEM. */
+ssize_t an_bw_rest(const struct rck_analysis *a, const uint8_t *take, uint8_t *rest);
 /* ---- spreads (spread.c) ---- */
 int an_link_spreads(const struct rck_analysis *a, const uint8_t *take, const double *cen, double *sg);
+/* NIC @n's own spread (relative, NaN with too few links) for its
+ * confirmation, without the zero an odd side's median gives: a noisy host
+ * of a small fabric is not underestimated. 0 or -ENOMEM. */
+int an_nic_own_spread(const struct rck_analysis *a, const struct an_groups *g, const double *cen,
+		      unsigned int n, double *out);
 int an_dips(const struct rck_analysis *a, const uint8_t *take, const uint8_t *skip,
 	    const double *alt, size_t *n, size_t *deep);
 void an_groups_free(struct an_groups *g);

@@ -15,13 +15,22 @@
  * So it is decided like a single link (links.c): Wald's sequential test
  * of "healthy" (each link at its centre) against "at the floor" (or
  * link_min_gap sigmas below the centre) on every measurement of its links
- * on the side found slow. The first pass together counts for at most 0.9
- * of the confirmation bound, so it never confirms alone: at least one
+ * on the side found slow, each with the larger of its spread and the
+ * NIC's own (spread.c: a host starved of CPU is noisy, not slow). The
+ * first pass together counts for at most 0.9 of the confirmation bound
+ * (half of it on fewer than 2 x AN_SMALL_NIC_LINKS links, where the spread
+ * is known from a handful), so it never confirms alone: at least one
  * retest alone must agree (and the retests' own median must sit below the
  * floors). Up to nic_retest_links of its links are retested per pass
  * (shared by its slow sides), up to link_retests_max each. Wald's bound keeps the false alarm rate below
  * link_false_alarm per NIC.
  */
+
+/* A NIC judged on fewer links than twice this (one slow side in a fabric
+ * of 12 hosts or fewer, both in one of 6) has its spread from a handful of
+ * values: its first pass counts for at most half the bound, retests the
+ * rest. */
+#define AN_SMALL_NIC_LINKS 6
 
 void an_sprt_link(const struct rck_analysis *a, double c, double sig, double fl, double *mid,
 		  double *k)
@@ -36,13 +45,14 @@ void an_sprt_link(const struct rck_analysis *a, double c, double sig, double fl,
 
 /* One link's measurements: first (@first) or retests, each retest's log
  * likelihood ratio capped below @cap; @retest_ratios gets x / floor. */
-static void link_llr(const struct rck_analysis *a, const struct an_bw_ref *ref, uint32_t i,
+static void link_llr(const struct rck_analysis *a, const struct an_bw_ref *ref, uint32_t i, double own,
 		     double *first, double *retests, unsigned int *n_rt, double *ratios, unsigned int *n_ratio)
 {
 	const struct an_link *l = &a->links[i];
 	double mid, k, cap = ref->cap < 0.9 * ref->lnA ? ref->cap : 0.9 * ref->lnA;
+	double sig = own * ref->c[i] > ref->sig[i] ? own * ref->c[i] : ref->sig[i];
 
-	an_sprt_link(a, ref->c[i], ref->sig[i], ref->fl[i], &mid, &k);
+	an_sprt_link(a, ref->c[i], sig, ref->fl[i], &mid, &k);
 	*first += k * (mid - l->value);
 	for (unsigned int j = 0; j < l->n_retests; j++) {
 		const struct rck_link_meas *x = &a->retests[l->retest + j];
@@ -94,7 +104,7 @@ enum an_conf an_confirm_nic(const struct rck_analysis *a, struct rck_report *r,
 			    const struct an_bw_ref *ref, double lat_limit, struct an_evidence *ev)
 {
 	enum rck_link_test test = ref ? RCK_LINK_TEST_BW : RCK_LINK_TEST_LAT;
-	double first = 0, rt = 0, *ratios;
+	double first = 0, rt = 0, own = NAN, *ratios;
 	unsigned int n_ratio = 0, cap = 0, want;
 	bool more = false;
 
@@ -108,7 +118,10 @@ enum an_conf an_confirm_nic(const struct rck_analysis *a, struct rck_report *r,
 				cap += a->links[idx[i]].n_retests;
 	}
 	ratios = malloc((cap ? cap : 1) * sizeof(*ratios));
-	if (!ratios) {
+	/* Its links are weighed with its own spread when larger: a host
+	 * starved of CPU is as slow as it is noisy, not slow. */
+	if (!ratios || (ref && an_nic_own_spread(a, g, ref->c, nic, &own))) {
+		free(ratios);
 		r->err = -ENOMEM;
 		return AN_SUSPECT;
 	}
@@ -121,7 +134,7 @@ enum an_conf an_confirm_nic(const struct rck_analysis *a, struct rck_report *r,
 		for (uint32_t i = start[nic]; i < start[nic + 1]; i++) {
 			ev->links++;
 			if (ref)
-				link_llr(a, ref, idx[i], &first, &rt, &ev->retests, ratios, &n_ratio);
+				link_llr(a, ref, idx[i], own, &first, &rt, &ev->retests, ratios, &n_ratio);
 			else
 				link_lat(a, idx[i], lat_limit, &ev->retests, ratios, &n_ratio);
 		}
@@ -130,8 +143,10 @@ enum an_conf an_confirm_nic(const struct rck_analysis *a, struct rck_report *r,
 	free(ratios);
 	if (ref) {
 		/* The first pass, however clear, stops short of the bound. */
-		if (first > 0.9 * ref->lnA)
-			first = 0.9 * ref->lnA;
+		double most = (ev->links < 2 * AN_SMALL_NIC_LINKS ? 0.5 : 0.9) * ref->lnA;
+
+		if (first > most)
+			first = most;
 		ev->llr = first + rt;
 		ev->bound = ref->lnA;
 		if (ev->retests && ev->llr >= ref->lnA && ev->retest_ratio < 1)

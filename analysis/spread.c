@@ -93,6 +93,65 @@ static int nic_spread(const struct rck_analysis *a, const struct an_groups *g, c
 }
 
 /*
+ * NIC @n's own spread for its confirmation: the deviations of its links,
+ * first measurements and retests, from the median of their side's first
+ * measurements, over their centre @cen. An odd side's median is one of its
+ * values and its zero is left out: of 3 links a side, two zeros in six put
+ * the spread near 0.6 of the truth, a noisy host of 4 then looked slow.
+ * (Not for nic_spread: there one slow peer's link of three a side would be
+ * half the rest.) NaN with under AN_SPREAD_MIN_LINKS links. 0 or -ENOMEM.
+ */
+int an_nic_own_spread(const struct rck_analysis *a, const struct an_groups *g, const double *cen,
+		      unsigned int n, double *out)
+{
+	uint32_t links = g->row_start[n + 1] - g->row_start[n] + g->col_start[n + 1] - g->col_start[n];
+	size_t cap = 1, k = 0;
+	double *v, *dev;
+
+	for (int side = 0; side < 2; side++) {
+		const uint32_t *start = side ? g->col_start : g->row_start;
+		const uint32_t *idx = side ? g->col_idx : g->row_idx;
+
+		for (uint32_t i = start[n]; i < start[n + 1]; i++)
+			cap += 1 + a->links[idx[i]].n_retests;
+	}
+	v = malloc(cap * sizeof(*v));
+	dev = malloc(cap * sizeof(*dev));
+	if (!v || !dev) {
+		free(v);
+		free(dev);
+		return -ENOMEM;
+	}
+	for (int side = 0; side < 2; side++) {
+		const uint32_t *start = side ? g->col_start : g->row_start;
+		const uint32_t *idx = side ? g->col_idx : g->row_idx;
+		uint32_t m = start[n + 1] - start[n];
+		bool zero = m % 2;
+		double med;
+
+		for (uint32_t i = 0; i < m; i++)
+			v[i] = a->links[idx[start[n] + i]].value / cen[idx[start[n] + i]];
+		med = an_median(v, m);
+		for (uint32_t i = 0; i < m; i++) {
+			const struct an_link *l = &a->links[idx[start[n] + i]];
+			double c = cen[idx[start[n] + i]], d = fabs(l->value / c - med);
+
+			if (zero && d == 0)
+				zero = false;
+			else
+				dev[k++] = d;
+			for (unsigned int j = 0; j < l->n_retests; j++)
+				if (a->retests[l->retest + j].status == RCK_LINK_OK)
+					dev[k++] = fabs(a->retests[l->retest + j].gbps / c - med);
+		}
+	}
+	*out = links >= AN_SPREAD_MIN_LINKS && k ? 1.4826 * an_median(dev, k) : NAN;
+	free(v);
+	free(dev);
+	return 0;
+}
+
+/*
  * Deep dips on the first pass: of the links @take marks and @skip does not
  * touch (*@n), how many (*@deep) measured below the test's "slow" level
  * @alt[i], link_min_gap spreads or more under the centre. A Gaussian

@@ -1,0 +1,90 @@
+/* The links a bandwidth centre is taken over: in a small fabric a NIC far
+ * below the others is a large share of the links and is set aside first. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "analysis_int.h"
+
+/* A NIC is a candidate when it has at least 1/AN_ASIDE_SHARE of the links
+ * (16 hosts or fewer): below that it cannot move the median much. It is set
+ * aside when its median on a side is under AN_ASIDE_BELOW of the others':
+ * far enough that a noisy host (CV 15%: 3.3 sigmas) almost never is. */
+#define AN_ASIDE_SHARE 8
+#define AN_ASIDE_BELOW 0.5
+
+/* Median of the values of @n links listed in @idx. */
+static double side_median(const struct rck_analysis *a, const uint32_t *idx, uint32_t n, double *v)
+{
+	for (uint32_t i = 0; i < n; i++)
+		v[i] = a->links[idx[i]].value;
+	return an_median(v, n);
+}
+
+/* Is NIC @n's median as sender or receiver under AN_ASIDE_BELOW of the
+ * median of the taken links of its line rate that do not touch it? Its
+ * links must share one line rate; a NIC of another rate is not compared
+ * with the rest (a 100G host among 400G ones is not slow). */
+static bool far_below(const struct rck_analysis *a, const uint8_t *take, const struct an_groups *g,
+		      unsigned int n, double *v)
+{
+	uint32_t rn = g->row_start[n + 1] - g->row_start[n];
+	uint32_t cn = g->col_start[n + 1] - g->col_start[n];
+	const uint32_t *ri = g->row_idx + g->row_start[n], *ci = g->col_idx + g->col_start[n];
+	double rate = rn ? a->links[ri[0]].line_rate : a->links[ci[0]].line_rate;
+	double others, rm, cm;
+	size_t k = 0;
+
+	for (uint32_t i = 0; i < rn; i++)
+		if (a->links[ri[i]].line_rate != rate)
+			return false;
+	for (uint32_t i = 0; i < cn; i++)
+		if (a->links[ci[i]].line_rate != rate)
+			return false;
+	for (size_t i = 0; i < a->n_links; i++)
+		if (take[i] && a->links[i].src != n && a->links[i].dst != n && a->links[i].line_rate == rate)
+			v[k++] = a->links[i].value;
+	if (!k)
+		return false;
+	others = an_median(v, k);
+	if (!(others > 0))
+		return false;
+	rm = rn ? side_median(a, ri, rn, v) : others;
+	cm = cn ? side_median(a, ci, cn, v) : others;
+	return rm < AN_ASIDE_BELOW * others || cm < AN_ASIDE_BELOW * others;
+}
+
+ssize_t an_bw_rest(const struct rck_analysis *a, const uint8_t *take, uint8_t *rest)
+{
+	uint8_t *aside = calloc(a->n_nics ? a->n_nics : 1, 1);
+	double *v = malloc((a->n_links ? a->n_links : 1) * sizeof(*v));
+	struct an_groups g;
+	size_t all = 0, left = 0;
+	bool any = false;
+
+	if (!aside || !v || an_groups_build(a, take, &g)) {
+		free(aside);
+		free(v);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < a->n_links; i++)
+		all += take[i] != 0;
+	for (unsigned int n = 0; n < a->n_nics; n++) {
+		size_t mine = (g.row_start[n + 1] - g.row_start[n]) + (g.col_start[n + 1] - g.col_start[n]);
+
+		if (mine && AN_ASIDE_SHARE * mine >= all && far_below(a, take, &g, n, v))
+			aside[n] = any = true;
+	}
+	an_groups_free(&g);
+	for (size_t i = 0; i < a->n_links; i++) {
+		rest[i] = take[i] && !aside[a->links[i].src] && !aside[a->links[i].dst];
+		left += rest[i];
+	}
+	if (!any || 2 * left < all) {
+		for (size_t i = 0; i < a->n_links; i++)
+			rest[i] = take[i] != 0;
+		left = all;
+	}
+	free(aside);
+	free(v);
+	return (ssize_t)left;
+}
