@@ -82,16 +82,62 @@ static int agent_session(unsigned int port, const char *key)
 	return rc;
 }
 
+/*
+ * `rck agent --listen 127.0.0.1:0` (with @keyfile, or without a key): the
+ * agent binds a port of the kernel's choosing and says which on stderr,
+ * read here from an unlinked file within 5 s. (Asking for a free port,
+ * closing it and passing the number raced: two agents were given the same
+ * port once, and one could not listen.) 0, or -1 with nothing left running.
+ */
+static int spawn_agent(const char *rck, const char *keyfile, pid_t *pid, unsigned int *port)
+{
+	char path[] = "/tmp/mesh-bench-agent.XXXXXX", buf[4096];
+	int fd = mkstemp(path);
+
+	if (fd < 0)
+		return -1;
+	unlink(path);
+	*pid = fork();
+	if (*pid < 0) {
+		close(fd);
+		return -1;
+	}
+	if (*pid == 0) {
+		dup2(fd, 2);
+		if (keyfile)
+			execl(rck, rck, "agent", "--listen", "127.0.0.1:0", "--key-file", keyfile, (char *)NULL);
+		else
+			execl(rck, rck, "agent", "--listen", "127.0.0.1:0", "--insecure", (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 500; i++) {
+		ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+		const char *at;
+
+		buf[n > 0 ? n : 0] = 0;
+		if ((at = strstr(buf, "listening on port ")) && sscanf(at, "listening on port %u", port) == 1) {
+			close(fd);
+			return 0;
+		}
+		usleep(10000);
+	}
+	close(fd);
+	fprintf(stderr, "mesh-bench: agent %d said no port in 5 s: %s\n", (int)*pid, buf);
+	kill(*pid, SIGKILL);
+	waitpid(*pid, NULL, 0);
+	return -1;
+}
+
 /* A real agent with a key: RSS and open descriptors after start and after
  * 200 and 2000 authenticated sessions (flat: the same descriptors, little
  * growth from 200 to 2000). */
 void bench_agent_rss(const char *rck)
 {
 	static const char key[] = "mesh-bench-agent-key-0123456789abcdef";
-	char port[16], keyfile[] = "/tmp/mesh-bench-key.XXXXXX";
+	char keyfile[] = "/tmp/mesh-bench-key.XXXXXX";
 	long rss[3], fds[3];
 	unsigned int p, done = 0;
-	int lfd, kfd;
+	int kfd;
 	pid_t pid;
 
 	kfd = mkstemp(keyfile);
@@ -100,15 +146,10 @@ void bench_agent_rss(const char *rck)
 		return;
 	}
 	close(kfd);
-	psock_listen("127.0.0.1", 0, &lfd, &p);
-	close(lfd);
-	snprintf(port, sizeof(port), "127.0.0.1:%u", p);
-	pid = fork();
-	if (pid < 0)
+	if (spawn_agent(rck, keyfile, &pid, &p)) {
+		unlink(keyfile);
+		printf("agent RSS: the agent did not start\n");
 		return;
-	if (pid == 0) {
-		execl(rck, rck, "agent", "--listen", port, "--key-file", keyfile, (char *)NULL);
-		_exit(127);
 	}
 	usleep(300000);
 	rss[0] = rss_kib(pid);
@@ -134,23 +175,19 @@ void bench_agent_rss(const char *rck)
 #define REAL_PROBE_S 0.3
 #define SWEEP_TARGET 1.10
 
-/* REAL_HOSTS agents of @rck on loopback ports, without a key. */
-static void start_agents(const char *rck, pid_t *pid, unsigned int *port)
+/* REAL_HOSTS agents of @rck on loopback ports, without a key; 0 or -1
+ * (none left running). */
+static int start_agents(const char *rck, pid_t *pid, unsigned int *port)
 {
-	for (unsigned int i = 0; i < REAL_HOSTS; i++) {
-		char listen[32];
-		int lfd;
-
-		psock_listen("127.0.0.1", 0, &lfd, &port[i]);
-		close(lfd);
-		snprintf(listen, sizeof(listen), "127.0.0.1:%u", port[i]);
-		pid[i] = fork();
-		if (pid[i] == 0) {
-			execl(rck, rck, "agent", "--listen", listen, (char *)NULL);
-			_exit(127);
+	for (unsigned int i = 0; i < REAL_HOSTS; i++)
+		if (spawn_agent(rck, NULL, &pid[i], &port[i])) {
+			while (i--) {
+				kill(pid[i], SIGTERM);
+				waitpid(pid[i], NULL, 0);
+			}
+			return -1;
 		}
-	}
-	usleep(300000);
+	return 0;
 }
 
 static void stop_agents(const pid_t *pid)
@@ -207,7 +244,10 @@ int bench_sweep_real(struct rck_ctx *ctx, const char *rck)
 	unsigned int ok = 0;
 	int rc = 0;
 
-	start_agents(rck, pid, port);
+	if (start_agents(rck, pid, port)) {
+		fprintf(stderr, "mesh-bench: %u real agents did not start\n", n);
+		return -1;
+	}
 	c = real_config(port);
 	if (rck_mesh_run(ctx, c, &m)) {
 		fprintf(stderr, "mesh-bench: the sweep of %u real agents failed\n", n);
@@ -269,7 +309,10 @@ int bench_incast_spread(struct rck_ctx *ctx, const char *rck)
 	double worst = 0, sum = 0;
 	int rc = 0;
 
-	start_agents(rck, pid, port);
+	if (start_agents(rck, pid, port)) {
+		fprintf(stderr, "mesh-bench: %u real agents did not start\n", REAL_HOSTS);
+		return -1;
+	}
 	c = real_config(port);
 	rck_mesh_config_set_pattern(c, "incast:3", NULL, 0, NULL);
 	if (rck_mesh_run(ctx, c, &m)) {
