@@ -2,6 +2,7 @@
  * sessions, the sweep wall of 4 agents against its steps' slowest probes,
  * and the start spread of incast groups. */
 #include <dirent.h>
+#include <fcntl.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -92,7 +93,7 @@ static int agent_session(unsigned int port, const char *key)
 static int spawn_agent(const char *rck, const char *keyfile, pid_t *pid, unsigned int *port)
 {
 	char path[] = "/tmp/mesh-bench-agent.XXXXXX", buf[4096];
-	int fd = mkstemp(path);
+	int fd = mkostemp(path, O_CLOEXEC);
 
 	if (fd < 0)
 		return -1;
