@@ -27,7 +27,7 @@ check() { # check NAME COND-EXIT-STATUS
 	fi
 }
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+. "$(dirname "$0")/free-port.sh"
 
 printf 'agent-cli-test-key-0123456789\n' >"$tmp/key"
 chmod 600 "$tmp/key"

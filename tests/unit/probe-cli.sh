@@ -18,8 +18,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# A free loopback port: bind to 0 and read what the kernel chose.
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+. "$(dirname "$0")/free-port.sh"
 
 # listen OUT ARGS...: a TCP-transport listener on $port in the background
 # ($srv), stdout to OUT, stderr to $tmp/srv.err; returns once it listens.
