@@ -228,6 +228,8 @@ void an_check_pcie(const struct rck_analysis *a, struct rck_report *r);   /* lin
  * links are not judged (unreachable hosts); @bad[nic] gets NICs judged
  * degraded or failing, whose links are then not listed by later checks. */
 void an_check_links(const struct rck_analysis *a, struct rck_report *r, uint8_t *bad);
+/* A NIC whose link_downed rose during its probes (link_flaps.c). */
+void an_check_link_flaps(const struct rck_analysis *a, struct rck_report *r);
 void an_check_link_counters(const struct rck_analysis *a, struct rck_report *r,
 			    const uint8_t *bad);                          /* link_counters.c */
 

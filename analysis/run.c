@@ -33,6 +33,7 @@ RCK_EXPORT int rck_analysis_run(const struct rck_analysis *a, struct rck_report 
 	an_check_pcie(a, r);
 	an_check_links(a, r, bad);
 	an_check_link_counters(a, r, bad);
+	an_check_link_flaps(a, r);
 	an_localise(a, r);
 	if (!a->n_hosts && !a->n_links && !r->error && !(r->error = strdup("nothing to analyse: no hosts and no link samples")))
 		r->err = -ENOMEM;

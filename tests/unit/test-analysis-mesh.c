@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "rocecheck/rocecheck.h"
+#include "finding.h"
 
 #define N 6
 #define LOSS_CTRS ((1ULL << RCK_CTR_OUT_OF_SEQUENCE) | (1ULL << RCK_CTR_LOCAL_ACK_TIMEOUTS))
@@ -121,14 +122,7 @@ static void test_retests_confirm(void **state)
 
 static double value_of(const struct rck_finding *f, const char *key)
 {
-	for (unsigned int i = 0; i < rck_finding_value_count(f); i++) {
-		const char *k;
-		double v;
-
-		if (!rck_finding_value(f, i, &k, &v) && !strcmp(k, key))
-			return v;
-	}
-	return NAN;
+	return finding_value(f, key, NAN);
 }
 
 /* A cell keeps retests past the analysis sample's own four (a link the

@@ -15,6 +15,7 @@
 #include <rocecheck/analysis.h>
 
 #include "fabric.h"
+#include "finding.h"
 #include "synth.h"
 #include "units.h"
 
@@ -30,14 +31,7 @@ static const struct rck_finding *find(const struct rck_report *r, enum rck_findi
 
 static double value(const struct rck_finding *f, const char *key)
 {
-	for (unsigned int i = 0; i < rck_finding_value_count(f); i++) {
-		const char *k;
-		double v;
-
-		if (!rck_finding_value(f, i, &k, &v) && !strcmp(k, key))
-			return v;
-	}
-	return -1;
+	return finding_value(f, key, -1);
 }
 
 /* A fabric of @hosts at noise @cv, NICs in @slow (count @n) at @factor. */
