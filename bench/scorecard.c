@@ -22,7 +22,7 @@
  * a false drain alone, -c runs one class alone, -P the retest passes a trial
  * may run (default the preflight's, RCK_PREFLIGHT_RETEST_PASSES; most 64). */
 #define MAX_RETEST_PASSES RCK_LINK_RETESTS_MOST
-#define MAX_SIZES 8
+#define MAX_SIZES 16
 #define T_PRECISION 0.99
 #define T_RECALL 0.995
 #define T_LOCAL 0.97
