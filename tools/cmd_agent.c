@@ -14,6 +14,12 @@
 #include "commands.h"
 
 static struct rck_agent *running_agent;
+/* The agent the --lifeline thread may stop, NULL once it is being freed:
+ * the thread outlives the agent when the session ends first (a --once
+ * agent freed it, then saw its launcher's pipe close and wrote into freed
+ * memory; under ASan the report deadlocked with the exit's leak check). */
+static pthread_mutex_t life_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct rck_agent *life_agent;
 
 static void on_signal(int sig)
 {
@@ -29,11 +35,14 @@ static void *lifeline(void *arg)
 {
 	char buf[256];
 
+	(void)arg;
 	for (;;) {
 		ssize_t n = read(STDIN_FILENO, buf, sizeof(buf));
 
 		if (n == 0 || (n < 0 && errno != EINTR)) {
-			rck_agent_stop(arg);
+			pthread_mutex_lock(&life_mu);
+			rck_agent_stop(life_agent);
+			pthread_mutex_unlock(&life_mu);
 			return NULL;
 		}
 	}
@@ -49,7 +58,10 @@ static void watch_stdin(struct cli *cli, struct rck_agent *a)
 			cli_msg(cli, "--lifeline: standard input is no pipe or socket, not watched");
 		return;
 	}
-	if (pthread_create(&t, NULL, lifeline, a) || pthread_detach(t))
+	pthread_mutex_lock(&life_mu);
+	life_agent = a;
+	pthread_mutex_unlock(&life_mu);
+	if (pthread_create(&t, NULL, lifeline, NULL) || pthread_detach(t))
 		cli_msg(cli, "--lifeline: cannot watch standard input; the idle time still ends the agent");
 }
 
@@ -242,6 +254,15 @@ int cmd_agent(struct cli *cli, int argc, char **argv)
 			rc = rck_agent_serve(a, -1);
 		while (rc == 0 || rc == -EACCES);
 	}
+	/* Nothing may stop the agent once it is freed: a signal from here on
+	 * ends the process as it would have. */
+	pthread_mutex_lock(&life_mu);
+	life_agent = NULL;
+	pthread_mutex_unlock(&life_mu);
+	sa.sa_handler = SIG_DFL;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	running_agent = NULL;
 	rck_agent_free(a);
 	if (rc == -EINTR || rc == 0 || (once && rc == -ETIMEDOUT))
 		return rc == -ETIMEDOUT ? EXIT_UNREACHABLE : 0;
