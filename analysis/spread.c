@@ -11,9 +11,12 @@
 #define AN_SPREAD_MIN_LINKS 6
 
 /* Append NIC @n's deviations (value over centre, from the median of its
- * side) to @dev; @v is scratch. Returns how many. */
+ * side's first measurements) to @dev; @v is scratch. With @own (its own
+ * spread for its confirmation, an_nic_own_spread()) its retests count
+ * too, and an odd side's median, one of its values, gives no zero.
+ * Returns how many. */
 static uint32_t nic_devs(const struct rck_analysis *a, const struct an_groups *g, const double *cen,
-			 unsigned int n, double *v, double *dev)
+			 unsigned int n, bool own, double *v, double *dev)
 {
 	uint32_t k = 0;
 
@@ -21,6 +24,7 @@ static uint32_t nic_devs(const struct rck_analysis *a, const struct an_groups *g
 		const uint32_t *start = side ? g->col_start : g->row_start;
 		const uint32_t *idx = side ? g->col_idx : g->row_idx;
 		uint32_t m = start[n + 1] - start[n];
+		bool zero = own && m % 2;
 		double med;
 
 		if (!m)
@@ -28,8 +32,18 @@ static uint32_t nic_devs(const struct rck_analysis *a, const struct an_groups *g
 		for (uint32_t i = 0; i < m; i++)
 			v[i] = a->links[idx[start[n] + i]].value / cen[idx[start[n] + i]];
 		med = an_median(v, m);
-		for (uint32_t i = 0; i < m; i++)
-			dev[k++] = fabs(a->links[idx[start[n] + i]].value / cen[idx[start[n] + i]] - med);
+		for (uint32_t i = 0; i < m; i++) {
+			const struct an_link *l = &a->links[idx[start[n] + i]];
+			double c = cen[idx[start[n] + i]], d = fabs(l->value / c - med);
+
+			if (zero && d == 0)
+				zero = false;
+			else
+				dev[k++] = d;
+			for (unsigned int j = 0; own && j < l->n_retests; j++)
+				if (a->retests[l->retest + j].status == RCK_LINK_OK)
+					dev[k++] = fabs(a->retests[l->retest + j].gbps / c - med);
+		}
 	}
 	return k;
 }
@@ -63,7 +77,7 @@ static int nic_spread(const struct rck_analysis *a, const struct an_groups *g, c
 	/* Each NIC's deviations once, kept for its host's pool. */
 	off[0] = 0;
 	for (unsigned int n = 0; n < a->n_nics; n++) {
-		uint32_t k = nic_devs(a, g, cen, n, v, all + off[n]);
+		uint32_t k = nic_devs(a, g, cen, n, false, v, all + off[n]);
 
 		off[n + 1] = off[n] + k;
 		memcpy(dev, all + off[n], k * sizeof(*dev));
@@ -107,43 +121,9 @@ static size_t own_cap(const struct rck_analysis *a, const struct an_groups *g, u
 	return cap;
 }
 
-/* NIC @n's deviations, first measurements and retests, from the median of
- * their side's first measurements, over their centre @cen, into @dev; an
- * odd side's median (one of its values) gives no zero. @v is scratch. */
-static size_t own_devs(const struct rck_analysis *a, const struct an_groups *g, const double *cen,
-		       unsigned int n, double *v, double *dev)
-{
-	size_t k = 0;
-
-	for (int side = 0; side < 2; side++) {
-		const uint32_t *start = side ? g->col_start : g->row_start;
-		const uint32_t *idx = side ? g->col_idx : g->row_idx;
-		uint32_t m = start[n + 1] - start[n];
-		bool zero = m % 2;
-		double med;
-
-		for (uint32_t i = 0; i < m; i++)
-			v[i] = a->links[idx[start[n] + i]].value / cen[idx[start[n] + i]];
-		med = an_median(v, m);
-		for (uint32_t i = 0; i < m; i++) {
-			const struct an_link *l = &a->links[idx[start[n] + i]];
-			double c = cen[idx[start[n] + i]], d = fabs(l->value / c - med);
-
-			if (zero && d == 0)
-				zero = false;
-			else
-				dev[k++] = d;
-			for (unsigned int j = 0; j < l->n_retests; j++)
-				if (a->retests[l->retest + j].status == RCK_LINK_OK)
-					dev[k++] = fabs(a->retests[l->retest + j].gbps / c - med);
-		}
-	}
-	return k;
-}
-
 /*
  * NIC @n's own spread for its confirmation (robust, 1.4826 x the median
- * absolute deviation) over own_devs(): without the zeros of odd sides,
+ * absolute deviation) over nic_devs(@own): without the zeros of odd sides,
  * which among six deviations of 3 links a side put it near 0.6 of the
  * truth (a noisy host of 4 then looked slow). The larger of the NIC's and
  * its host's, its NICs pooled (at 4 x 8, one NIC's handful left a noisy
@@ -169,11 +149,11 @@ int an_nic_own_spread(const struct rck_analysis *a, const struct an_groups *g, c
 		free(dev);
 		return -ENOMEM;
 	}
-	k = own_devs(a, g, cen, n, v, dev);
+	k = nic_devs(a, g, cen, n, true, v, dev);
 	*out = links >= AN_SPREAD_MIN_LINKS && k ? 1.4826 * an_median(dev, k) : NAN;
 	AN_FOR_HOST_NIC(a, h, m)
 		if (m != n) {
-			k += own_devs(a, g, cen, m, v, dev + k);
+			k += nic_devs(a, g, cen, m, true, v, dev + k);
 			nics++;
 		}
 	if (nics >= 2 && k >= AN_SPREAD_MIN_LINKS)
