@@ -167,6 +167,8 @@ struct rck_report {
 	enum rck_verdict verdict;
 	char *error;
 	char *noisy;                      /* why inconclusive, NULL: decided */
+	char *unsure;                     /* why inconclusive when nothing else is found */
+	unsigned int unretested;          /* failed probes left unconfirmed (link_failures.c) */
 	struct an_drain *drains, *held;
 	unsigned int n_drains, n_held;
 	struct rck_finding *findings;
@@ -228,6 +230,11 @@ void an_check_pcie(const struct rck_analysis *a, struct rck_report *r);   /* lin
  * links are not judged (unreachable hosts); @bad[nic] gets NICs judged
  * degraded or failing, whose links are then not listed by later checks. */
 void an_check_links(const struct rck_analysis *a, struct rck_report *r, uint8_t *bad);
+/* link_failures.c: NICs most of whose probes failed (before the speed
+ * checks, setting @bad), then each failed probe left (after them); a
+ * failure is a suspect until a retest fails too. */
+void an_check_link_failures(const struct rck_analysis *a, struct rck_report *r, uint8_t *bad);
+void an_list_failed_links(const struct rck_analysis *a, struct rck_report *r, const uint8_t *bad);
 /* A NIC whose link_downed rose during its probes (link_flaps.c). */
 void an_check_link_flaps(const struct rck_analysis *a, struct rck_report *r);
 void an_check_link_counters(const struct rck_analysis *a, struct rck_report *r,

@@ -1,5 +1,5 @@
-/* Link checks: failed probes, fabric-wide slowdown, NICs most of whose
- * links are slow, and single slow links decided by a sequential test. */
+/* Link checks: fabric-wide slowdown, NICs most of whose links are slow,
+ * and single slow links decided by a sequential test. */
 #include <math.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -67,113 +67,6 @@ static void class_centre(const struct bw_ctx *b, double rate, double *c, double 
 static bool touches(const uint8_t *bad, const struct an_link *l)
 {
 	return bad[l->src] || bad[l->dst];
-}
-
-static bool any_retest_ok(const struct rck_analysis *a, const struct an_link *l)
-{
-	for (unsigned int i = 0; i < l->n_retests; i++)
-		if (a->retests[l->retest + i].status == RCK_LINK_OK)
-			return true;
-	return false;
-}
-
-static const char *status_word(unsigned int s)
-{
-	return s == RCK_LINK_UNREACHABLE ? "unreachable" : "failed";
-}
-
-/* Failed probes: a NIC most of whose probes failed is one finding. */
-static void check_failures(const struct rck_analysis *a, struct rck_report *r, uint8_t *bad)
-{
-	uint8_t *take = calloc(a->n_links ? a->n_links : 1, 1);
-	uint8_t *flag = calloc(a->n_links ? a->n_links : 1, 1);
-	uint8_t *hit = calloc(a->n_nics ? a->n_nics : 1, 1);
-	unsigned int *rh = calloc(a->n_nics ? a->n_nics : 1, sizeof(*rh));
-	unsigned int *ch = calloc(a->n_nics ? a->n_nics : 1, sizeof(*ch));
-	struct an_groups g;
-	size_t ok = 0, failed = 0;
-	const char *first_reason = NULL;
-
-	if (!take || !flag || !hit || !rh || !ch)
-		goto oom;
-	for (size_t i = 0; i < a->n_links; i++) {
-		const struct an_link *l = &a->links[i];
-		bool good = l->status == RCK_LINK_OK || any_retest_ok(a, l);
-
-		ok += good;
-		failed += !good;
-		if (!good && !first_reason && l->reason)
-			first_reason = a->reasons[l->reason - 1];
-		if (touches(bad, l))
-			continue;
-		take[i] = 1;
-		flag[i] = !good;
-	}
-	r->links.samples = (unsigned int)a->n_links;
-	r->links.ok = (unsigned int)ok;
-	r->links.failed = (unsigned int)failed;
-	if (a->n_links && !ok) {
-		char buf[400];
-
-		snprintf(buf, sizeof(buf), "all %zu probes failed%s%s", a->n_links,
-			 first_reason ? ": " : "", first_reason ? first_reason : "");
-		r->error = strdup(buf);
-		if (!r->error)
-			r->err = -ENOMEM;
-	}
-	if (!failed)
-		goto out;
-	if (an_groups_build(a, take, &g))
-		goto oom;
-	an_attribute(a, &g, flag, hit, rh, ch);
-	for (unsigned int n = 0; n < a->n_nics; n++) {
-		struct rck_finding *f;
-		unsigned int rn = g.row_start[n + 1] - g.row_start[n];
-		unsigned int cn = g.col_start[n + 1] - g.col_start[n];
-
-		if (!hit[n])
-			continue;
-		bad[n] = 1;
-		f = an_add_nic(r, a, n, RCK_FINDING_PROBE_FAILED, RCK_SEVERITY_CRITICAL,
-			       "%u of %u probes from it and %u of %u to it failed", rh[n], rn, ch[n], cn);
-		an_value(f, "failed_from", rh[n]);
-		an_value(f, "probes_from", rn);
-		an_value(f, "failed_to", ch[n]);
-		an_value(f, "probes_to", cn);
-	}
-	an_groups_free(&g);
-	goto out;
-oom:
-	r->err = -ENOMEM;
-out:
-	free(take);
-	free(flag);
-	free(hit);
-	free(rh);
-	free(ch);
-}
-
-/* Failed probes one by one, after the NIC findings of every check: a probe
- * from or to a NIC found degraded (failing, slow, slow to answer) is part
- * of that NIC's finding, as its slow links are. */
-static void list_failed_links(const struct rck_analysis *a, struct rck_report *r, const uint8_t *bad)
-{
-	for (size_t i = 0; i < a->n_links; i++) {
-		const struct an_link *l = &a->links[i];
-		const char *why = l->reason ? a->reasons[l->reason - 1] : NULL;
-
-		if (l->status == RCK_LINK_OK || touches(bad, l))
-			continue;
-		if (!any_retest_ok(a, l))
-			an_add_link(r, a, l, RCK_FINDING_PROBE_FAILED, RCK_SEVERITY_DEGRADED,
-				    "%s probe %s%s%s", l->test == RCK_LINK_TEST_BW ? "bandwidth" : "latency",
-				    status_word(l->status), why ? ": " : "", why ? why : "");
-		else
-			an_add_link(r, a, l, RCK_FINDING_PROBE_FAILED, RCK_SEVERITY_WARNING,
-				    "%s probe %s once, its retest passed%s%s",
-				    l->test == RCK_LINK_TEST_BW ? "bandwidth" : "latency",
-				    status_word(l->status), why ? ": " : "", why ? why : "");
-	}
 }
 
 static double floor_of(const struct rck_analysis *a, double centre, double line_rate)
@@ -829,8 +722,8 @@ out:
 
 void an_check_links(const struct rck_analysis *a, struct rck_report *r, uint8_t *bad)
 {
-	check_failures(a, r, bad);
+	an_check_link_failures(a, r, bad);
 	check_bw(a, r, bad);
 	check_lat(a, r, bad);
-	list_failed_links(a, r, bad);
+	an_list_failed_links(a, r, bad);
 }

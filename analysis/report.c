@@ -234,6 +234,8 @@ void an_finish(struct rck_report *r)
 	for (unsigned int i = 0; i < r->n_findings; i++)
 		if (r->findings[i].sev >= RCK_SEVERITY_DEGRADED)
 			r->verdict = RCK_VERDICT_DEGRADED;
+	if (r->verdict == RCK_VERDICT_HEALTHY && r->unsure)
+		r->verdict = RCK_VERDICT_INCONCLUSIVE;
 }
 
 RCK_EXPORT void rck_report_free(struct rck_report *r)
@@ -253,6 +255,7 @@ RCK_EXPORT void rck_report_free(struct rck_report *r)
 	free(r->retests);
 	free(r->error);
 	free(r->noisy);
+	free(r->unsure);
 	an_drains_free(r);
 	free(r);
 }
@@ -260,7 +263,7 @@ RCK_EXPORT void rck_report_free(struct rck_report *r)
 RCK_EXPORT enum rck_verdict rck_report_verdict(const struct rck_report *r) { return r->verdict; }
 RCK_EXPORT const char *rck_report_error(const struct rck_report *r)
 {
-	return r->error ? r->error : r->verdict == RCK_VERDICT_INCONCLUSIVE ? r->noisy : NULL;
+	return r->error ? r->error : r->verdict != RCK_VERDICT_INCONCLUSIVE ? NULL : r->noisy ? r->noisy : r->unsure;
 }
 RCK_EXPORT unsigned int rck_report_finding_count(const struct rck_report *r) { return r->n_findings; }
 

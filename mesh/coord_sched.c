@@ -153,11 +153,6 @@ static void merge(struct sweep *s, uint32_t id, const struct ag_tres *run, const
 {
 	struct ag_msg *m = s->msg;
 
-	if (run->status != RCK_PROBE_OK) {
-		finish(s, id, RCK_MESH_FAILED, run->text[0] ? run->text : srv->text[0] ? srv->text : "probe failed",
-		       NULL, run->seconds, 0, run->end_ns);
-		return;
-	}
 	ag_msg_clear(m);
 	m->type = AG_RESULT;
 	m->gbps = run->gbps;
@@ -168,7 +163,13 @@ static void merge(struct sweep *s, uint32_t id, const struct ag_tres *run, const
 	/* The serving end's counters are its own snapshot around the probe. */
 	m->n_ctr[1] = srv->n_ctr;
 	memcpy(m->ctr[1], srv->ctr, srv->n_ctr * sizeof(srv->ctr[0]));
-	finish(s, id, RCK_MESH_OK, NULL, m, run->seconds, srv->start_ns, run->end_ns);
+	/* A failed probe keeps both ends' counters: a port that fell during
+	 * it shows in link_downed (analysis/link_flaps.c). */
+	if (run->status != RCK_PROBE_OK)
+		finish(s, id, RCK_MESH_FAILED, run->text[0] ? run->text : srv->text[0] ? srv->text : "probe failed",
+		       m, run->seconds, 0, run->end_ns);
+	else
+		finish(s, id, RCK_MESH_OK, NULL, m, run->seconds, srv->start_ns, run->end_ns);
 }
 
 static void one_report(struct sweep *s, uint32_t hi, const struct ag_tres *r)

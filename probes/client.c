@@ -69,10 +69,16 @@ static int run(struct psess *s, const char *host, const struct rck_probe_opts *o
 		return rc;
 	/* The server answers START once its own snapshot is taken. */
 	psess_begin(s);
-	if ((rc = pchan_send(&s->ctl, XQ_START, NULL, &s->err)) ||
-	    (rc = pchan_recv(&s->ctl, XQ_START, m, &s->err)) || (rc = psess_measure(s)))
-		return rc;
+	rc = pchan_send(&s->ctl, XQ_START, NULL, &s->err);
+	if (!rc)
+		rc = pchan_recv(&s->ctl, XQ_START, m, &s->err);
+	if (!rc)
+		rc = psess_measure(s);
+	/* Failed or not, the counters' second snapshot: a port that fell
+	 * mid-probe (rxe then fails it, retry exceeded) counts link_downed. */
 	psess_finish(s);
+	if (rc)
+		return rc;
 	m->done.st = s->mine;
 	m->done.ctr = s->my_ctr;
 	if ((rc = pchan_send(&s->ctl, XQ_DONE, m, &s->err)) ||

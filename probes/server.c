@@ -212,13 +212,18 @@ static int serve(struct rck_probe_server *srv, struct psess *s)
 	psess_end_by(s, end_by);
 	srv->began = pclock_ns();
 	psess_begin(s);
-	if ((rc = pchan_send(&s->ctl, XQ_START, NULL, &s->err)) || (rc = psess_measure(s)) ||
-	    (rc = pchan_recv_until(&s->ctl, XQ_DONE, end_by, m, &s->err)))
+	rc = pchan_send(&s->ctl, XQ_START, NULL, &s->err);
+	if (!rc)
+		rc = psess_measure(s);
+	if (!rc)
+		rc = pchan_recv_until(&s->ctl, XQ_DONE, end_by, m, &s->err);
+	/* A failed probe's counters too (client.c). */
+	psess_finish(s);
+	if (rc)
 		return rc;
 	s->theirs = m->done.st;
 	s->their_ctr = m->done.ctr;
 	s->have_theirs = true;
-	psess_finish(s);
 	m->result.st = s->mine;
 	m->result.ctr = s->my_ctr;
 	return pchan_send(&s->ctl, XQ_RESULT, m, &s->err);
