@@ -196,11 +196,13 @@ static void serve_task(struct nicq *q, const struct ag_task *t, struct pgroup *g
 		snprintf(r->text, sizeof(r->text), "probe listener: %s", strerror(-rc));
 }
 
-static void run_task(struct nicq *q, const struct ag_task *t, struct ag_tres *r)
+/* @g: the group of the bidirectional pair it runs in (NULL: alone). */
+static void run_task(struct nicq *q, const struct ag_task *t, struct pgroup *g, struct ag_tres *r)
 {
 	struct agent_tasks *at = q->at;
 	uint64_t deadline, at_ours = 0;
 	struct rck_probe_opts o;
+	bool came = false;
 
 	probe_opts(at, t, &o);
 	/* A slow pair in tests: this queue busy, its listeners not serving. */
@@ -215,12 +217,12 @@ static void run_task(struct nicq *q, const struct ag_task *t, struct ag_tres *r)
 	 * it is. */
 	for (;;) {
 		struct rck_probe_result *res = NULL;
-		int rc = rck_probe_run(at->ctx, t->peer, &o, &res);
+		int rc = pcli_run_member(at->ctx, t->peer, &o, g, &came, &res);
 
 		if (rc) {
 			r->status = RCK_PROBE_INVALID;
 			snprintf(r->text, sizeof(r->text), "probe refused: %s", strerror(-rc));
-			return;
+			break;
 		}
 		if ((rck_probe_result_status(res) != RCK_PROBE_UNREACHABLE &&
 		     rck_probe_result_status(res) != RCK_PROBE_TIMEOUT) ||
@@ -229,12 +231,14 @@ static void run_task(struct nicq *q, const struct ag_task *t, struct ag_tres *r)
 			if (atomic_load(&at->stop) && r->status != RCK_PROBE_OK)
 				snprintf(r->text, sizeof(r->text), "cancelled");
 			rck_probe_result_free(res);
-			return;
+			break;
 		}
 		still_coming(at, t, res, &deadline, &at_ours);
 		rck_probe_result_free(res);
 		usleep(RETRY_US);
 	}
+	if (g && !came)
+		pgroup_leave(g);
 }
 
 /* One task end, reported. @g: its incast group when it serves in one. */
@@ -255,10 +259,15 @@ static void one_end(struct nicq *q, const struct ag_task *t, struct pgroup *g, s
 		snprintf(r->text, sizeof(r->text), "peer %s is down", t->peer);
 	} else if (t->role == AG_ROLE_SERVE) {
 		serve_task(q, t, g, r);
+		g = NULL; /* it came or left in there */
 	} else {
-		run_task(q, t, r);
+		run_task(q, t, g, r);
+		g = NULL;
 	}
-	if (g && t->role == AG_ROLE_SERVE && r->status != RCK_PROBE_OK && !r->text[0])
+	/* Never started: its group does not wait for it. */
+	if (g)
+		pgroup_leave(g);
+	if (t->group && t->role == AG_ROLE_SERVE && r->status != RCK_PROBE_OK && !r->text[0])
 		snprintf(r->text, sizeof(r->text), "incast group %u: probe failed", t->group);
 	report(at, r);
 }
@@ -319,12 +328,13 @@ static void run_group(struct nicq *q, const uint32_t *idx, size_t n)
 	for (size_t i = 0; i < n; i++)
 		serving += at->tasks[idx[i]].role == AG_ROLE_SERVE;
 	/* The senders wait for each other at most half a timeout: their
-	 * clients' own wait for the start is one. */
-	have_g = serving && !pgroup_init(&g, serving, (uint64_t)at->plan.timeout_ms * 500000ull);
+	 * clients' own wait for the start is one. With a serve end in it,
+	 * a client member (a bidirectional pair's) is one of the group. */
+	have_g = serving && !pgroup_init(&g, (unsigned int)n, (uint64_t)at->plan.timeout_ms * 500000ull);
 	for (size_t i = 0; i < n; i++) {
 		const struct ag_task *t = &at->tasks[idx[i]];
 
-		m[i] = (struct member){ .q = q, .t = t, .g = have_g && t->role == AG_ROLE_SERVE ? &g : NULL };
+		m[i] = (struct member){ .q = q, .t = t, .g = have_g ? &g : NULL };
 		if (start_member(&m[i]))
 			continue;
 		if (here == n) {

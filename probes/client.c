@@ -10,6 +10,7 @@
 #include "opts.h"
 #include "session.h"
 #include "sock.h"
+#include "task.h"
 #include "transport.h"
 
 static int connect_ctl(struct psess *s, const char *host, unsigned int port)
@@ -39,7 +40,8 @@ static int connect_ctl(struct psess *s, const char *host, unsigned int port)
 	return 0;
 }
 
-static int run(struct psess *s, const char *host, const struct rck_probe_opts *o)
+static int run(struct psess *s, const char *host, const struct rck_probe_opts *o, struct pgroup *g,
+	       bool *came)
 {
 	const struct ptransport *t = ptransport_of(&s->p);
 	const struct pdev want = { o->device, o->ib_port, o->gid_index };
@@ -67,6 +69,10 @@ static int run(struct psess *s, const char *host, const struct rck_probe_opts *o
 	s->remote = m->accept.ep;
 	if ((rc = t->connect(s, o->port)))
 		return rc;
+	if (g && !*came) {
+		pgroup_arrive(g);
+		*came = true;
+	}
 	/* The server answers START once its own snapshot is taken. */
 	psess_begin(s);
 	rc = pchan_send(&s->ctl, XQ_START, NULL, &s->err);
@@ -90,8 +96,8 @@ static int run(struct psess *s, const char *host, const struct rck_probe_opts *o
 	return 0;
 }
 
-RCK_EXPORT int rck_probe_run(struct rck_ctx *ctx, const char *host, const struct rck_probe_opts *opts,
-			     struct rck_probe_result **out)
+int pcli_run_member(struct rck_ctx *ctx, const char *host, const struct rck_probe_opts *opts,
+		    struct pgroup *g, bool *came, struct rck_probe_result **out)
 {
 	struct rck_probe_opts o;
 	struct psess *s;
@@ -112,11 +118,17 @@ RCK_EXPORT int rck_probe_run(struct rck_ctx *ctx, const char *host, const struct
 	}
 	s->key = s->tcp.key = o.key;
 	s->key_len = s->tcp.key_len = o.key_len;
-	if (run(s, host, &o) && s->ctl.fd >= 0)
+	if (run(s, host, &o, g, came) && s->ctl.fd >= 0)
 		pchan_send_error(&s->ctl, &s->err);
 	if (perr_failed(&s->err))
 		rck_info(ctx, "probe of %s: %s", host, s->err.msg);
 	rc = psess_result(s, out);
 	psess_free(s);
 	return rc;
+}
+
+RCK_EXPORT int rck_probe_run(struct rck_ctx *ctx, const char *host, const struct rck_probe_opts *opts,
+			     struct rck_probe_result **out)
+{
+	return pcli_run_member(ctx, host, opts, NULL, NULL, out);
 }

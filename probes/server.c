@@ -155,8 +155,9 @@ void pgroup_destroy(struct pgroup *g)
 	pthread_mutex_destroy(&g->mu);
 }
 
-/* This member came (@came) or will not (its session ended before). */
-static void group_in(struct pgroup *g, bool came)
+/* This member came (@came) or will not (its session ended before);
+ * one that came waits for the others when @wait. */
+static void group_at(struct pgroup *g, bool came, bool wait)
 {
 	uint64_t now = pclock_ns();
 
@@ -167,15 +168,25 @@ static void group_in(struct pgroup *g, bool came)
 		g->released = now;
 		pthread_cond_broadcast(&g->cv);
 	}
-	while (came && g->in < g->n && pclock_ns() < g->until) {
+	while (came && wait && g->in < g->n && pclock_ns() < g->until) {
 		struct timespec ts = { .tv_sec = (time_t)(g->until / 1000000000ull),
 				       .tv_nsec = (long)(g->until % 1000000000ull) };
 
 		pthread_cond_timedwait(&g->cv, &g->mu, &ts);
 	}
-	if (came && !g->released)
+	if (came && wait && !g->released)
 		g->released = pclock_ns();
 	pthread_mutex_unlock(&g->mu);
+}
+
+static void group_in(struct pgroup *g, bool came)
+{
+	group_at(g, came, true);
+}
+
+void pgroup_arrive(struct pgroup *g)
+{
+	group_at(g, true, false);
 }
 
 void pgroup_leave(struct pgroup *g)

@@ -10,10 +10,12 @@
 #include "rocecheck/probe.h"
 
 /*
- * An incast group on one receiving NIC: its members' sessions (one per
+ * An incast group on one receiving NIC, or the two ends of a
+ * bidirectional pair on one NIC: its serving members' sessions (one per
  * listener) each hold their client before the measured run until every
  * member has come or gone, or until @wait_ns after the first came, so the
- * group's senders start together. Shared by the members' threads.
+ * group's senders start together. A client member counts as come once
+ * connected, and never waits. Shared by the members' threads.
  */
 struct pgroup {
 	pthread_mutex_t mu;
@@ -27,6 +29,19 @@ int pgroup_init(struct pgroup *g, unsigned int n, uint64_t wait_ns);
 void pgroup_destroy(struct pgroup *g);
 /* A member whose client never came: the others stop waiting for it. */
 void pgroup_leave(struct pgroup *g);
+/* A client member, connected: come, without waiting (pcli_run_member()). */
+void pgroup_arrive(struct pgroup *g);
+
+/*
+ * As rck_probe_run(), the client end of group @g (NULL: alone), as in a
+ * bidirectional pair: it counts as come once its session is connected,
+ * without waiting, so the serve end of the reverse direction holds its own
+ * client until this one is connected too and a starved thread cannot
+ * start after its reverse ended. *@came (false before the first call of
+ * one task) is set then; a task that ends without it leaves the group.
+ */
+int pcli_run_member(struct rck_ctx *ctx, const char *host, const struct rck_probe_opts *opts,
+		    struct pgroup *g, bool *came, struct rck_probe_result **out);
 
 /*
  * As rck_probe_server_serve(), but a client whose HELLO names another task

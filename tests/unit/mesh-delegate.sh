@@ -141,6 +141,25 @@ done
 [ "$apart" = 0 ] || fail "--bidir: in 3 sweeps, directions did not overlap their reverse (last: $apart); stderr: $(cat "$tmp/err")"
 echo "ok: --bidir: 12 of 12 directions ok, each pair's two at once"
 
+# --bidir with a starved client: 127.0.0.2's agent waits 1 s (5 s under
+# valgrind) before each probe it runs as a client, three times a probe's
+# 0.3 s. Each serve end holds its client until the reverse direction's
+# local client is connected (probes/task.h), so every pair still overlaps,
+# in one sweep; before that, 127.0.0.2's reverses had ended first.
+printf '%s\n' '#!/bin/sh' 'h=$1; shift' '[ "$h" = 127.0.0.2 ] && exec "$@" --test-client-delay "$D"' \
+	'exec "$@"' >"$tmp/starve"
+chmod +x "$tmp/starve"
+out=$(D=$slow timeout 120 $WRAP "$RC" -t $((10000 * slow)) -j mesh --hosts $hosts --launcher "$tmp/starve {host} {cmd}" \
+	--transport tcp --test bw --duration 0.3 --bidir 2>"$tmp/err") || fail "--bidir, starved: $(cat "$tmp/err") $out"
+n=$(jq '[.probes[] | select(.result.status == "ok")] | length' <<<"$out")
+[ "$n" = 12 ] || fail "--bidir, starved: $n ok probes, want 12: $out"
+apart=$(jq '[.probes[] as $p | .probes[] | select(.src == $p.dst and .dst == $p.src) |
+	select(.result.start_s >= $p.result.start_s + $p.result.seconds or
+	       $p.result.start_s >= .result.start_s + .result.seconds)] | length' <<<"$out")
+[ "$apart" = 0 ] || fail "--bidir, starved client: $apart directions did not overlap their reverse: $(jq -c '[.probes[] |
+	[.src, .dst, .result.start_s, .result.seconds]]' <<<"$out")"
+echo "ok: --bidir with a client starved 3 probes long: 12 of 12 ok, each pair's two at once"
+
 # A chain of busy peers: 127.0.0.2 runs four probes with the others
 # before its one with 127.0.0.1, whose only task it is; each lasts 0.4 s,
 # longer together than one wait (0.3 s timeout + 2 probes), so 127.0.0.1's
