@@ -239,6 +239,8 @@ void an_list_failed_links(const struct rck_analysis *a, struct rck_report *r, co
 void an_check_link_flaps(const struct rck_analysis *a, struct rck_report *r);
 void an_check_link_counters(const struct rck_analysis *a, struct rck_report *r,
 			    const uint8_t *bad);                          /* link_counters.c */
+/* Retransmission counters of measured link @l rose past loss_min. */
+bool an_link_lossy(const struct rck_analysis *a, const struct an_link *l);
 
 struct an_groups;
 /* ---- confirmation of NICs (confirm.c) ---- */
@@ -277,6 +279,8 @@ void an_nic_finding(const struct rck_analysis *a, struct rck_report *r, unsigned
 /* ---- shared helpers (stats.c) ---- */
 /* Median of @n doubles; reorders @v. 0 for n == 0. O(n). */
 double an_median(double *v, size_t n);
+/* P(X >= @k) for X binomial(@n, @p). */
+double an_binom_tail(size_t n, size_t k, double p);
 /* Links of each NIC grouped by source (rows) and destination (columns):
  * row_start[nic]..row_start[nic+1] index row_idx (link numbers). */
 struct an_groups {
@@ -285,9 +289,12 @@ struct an_groups {
 int an_groups_build(const struct rck_analysis *a, const uint8_t *take, struct an_groups *g);
 /* ---- the links a bandwidth centre is taken over (aside.c) ---- */
 /* @rest marks the links of @take not touching a NIC far below the others
- * (in a fabric of 16 hosts or fewer), or all of @take when that leaves
- * less than half. Returns how many @rest marks, or -ENOMEM. */
-ssize_t an_bw_rest(const struct rck_analysis *a, const uint8_t *take, uint8_t *rest);
+ * (in a fabric of 16 hosts or fewer), or below them for a known cause (its
+ * PCIe link capped: a pcie_degraded finding in @r; retransmissions on most
+ * of its links), or all of @take when that leaves less than half. Returns
+ * how many @rest marks, or -ENOMEM. */
+ssize_t an_bw_rest(const struct rck_analysis *a, const struct rck_report *r, const uint8_t *take,
+		   uint8_t *rest);
 /* ---- spreads (spread.c) ---- */
 int an_link_spreads(const struct rck_analysis *a, const uint8_t *take, const double *cen, double *sg);
 /* NIC @n's own spread (relative, NaN with too few links) for its

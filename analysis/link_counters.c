@@ -31,6 +31,14 @@ static bool has(const struct rck_analysis *a, const struct an_link *l, enum rck_
 	return an_has_ctr(&a->nics[end == RCK_LINK_SRC ? l->src : l->dst], id);
 }
 
+static bool eval(const struct rck_analysis *a, const struct an_link *l, unsigned int c,
+		 struct rck_finding *f);
+
+bool an_link_lossy(const struct rck_analysis *a, const struct an_link *l)
+{
+	return l->status == RCK_LINK_OK && eval(a, l, 0, NULL);
+}
+
 /* Pauses on priorities other than @prio, both ends, both directions: one
  * pass over the link's counters. */
 static uint64_t pfc_other(const struct rck_analysis *a, const struct an_link *l, unsigned int prio)

@@ -37,10 +37,15 @@
  * or past the table, uses the fabric's. */
 #define AN_CLASSES 16
 #define AN_CLASS_MIN 32
+#define AN_CENTRE_SE_Z 2
+#define AN_NOISE_MIN_LINKS 6
 
 struct bw_ctx {
 	double centre, sigma;                  /* the fabric's */
+	size_t n_centre;                       /* links its centre is the median of */
+	double centre_rate;                    /* their median line rate, 0 unknown */
 	double rate[AN_CLASSES], c[AN_CLASSES], sig[AN_CLASSES];
+	size_t n_c[AN_CLASSES];
 	unsigned int n_classes;
 	double lnA, lnB;
 	double lnA_link;                       /* links' bound (link_sweep_false_alarm) */
@@ -64,6 +69,17 @@ static void class_centre(const struct bw_ctx *b, double rate, double *c, double 
 	*sig = k < AN_CLASSES ? b->sig[k] : b->sigma;
 }
 
+/* The standard error (Gb/s) of the centre links of @rate are judged
+ * against: a median of n values is off by about sqrt(pi / 2n) spreads. */
+static double class_centre_se(const struct bw_ctx *b, double rate)
+{
+	unsigned int k = class_of(b, rate);
+	double c = k < AN_CLASSES ? b->c[k] : b->centre, sig = k < AN_CLASSES ? b->sig[k] : b->sigma;
+	size_t n = k < AN_CLASSES ? b->n_c[k] : b->n_centre;
+
+	return n ? c * sig * sqrt(M_PI / 2 / (double)n) : 0;
+}
+
 static bool touches(const uint8_t *bad, const struct an_link *l)
 {
 	return bad[l->src] || bad[l->dst];
@@ -75,6 +91,21 @@ static double floor_of(const struct rck_analysis *a, double centre, double line_
 	double abs_ = line_rate > 0 ? an_th(a, TH_LINK_ABS_FLOOR) * line_rate : 0;
 
 	return rel > abs_ ? rel : abs_;
+}
+
+/* The floor of a link of @rate against centre @c. A centre at or below
+ * the absolute floor of its own line rate is a fabric near its floor (not
+ * slow, or fabric_slow would have said so): its links are judged against
+ * their peers, not against a floor the fabric's own noise straddles (at CV
+ * 10% half of them sat below it, and a link whose retest did too was
+ * called slow). */
+static double link_floor(const struct rck_analysis *a, const struct bw_ctx *b, double c, double rate)
+{
+	double fl = floor_of(a, c, rate);
+
+	if (fl >= c && (class_of(b, rate) < AN_CLASSES || rate == b->centre_rate))
+		fl = an_th(a, TH_LINK_REL_FLOOR) * c;
+	return fl;
 }
 
 /* Median of the values of @n links listed in @idx, each divided by its
@@ -281,13 +312,28 @@ out:
 	free(nconf);
 }
 
-/* One fabric finding when most links sit below their absolute floor, or the
- * centre itself sits far below the line rate. */
+/*
+ * One fabric finding when most links sit below their absolute floor, or the
+ * centre itself sits far below the line rate, and a sign test agrees: were
+ * the fabric at its floor, each link would lie below it with probability
+ * fabric_slow_fraction, and so many below must be that unlikely
+ * (AN_FABRIC_SLOW_ALPHA). 3 of 6 links below is not "most": a healthy
+ * 4-host fabric at CV 10% (a NIC set aside, 6 links left) was called slow
+ * in 11 trials of 1000. A few links can still show a fabric far below its
+ * floor: most of them AN_FABRIC_FAR_Z times noise_max under it, which a
+ * fabric at its floor gives a link with probability AN_FABRIC_FAR_P
+ * (two NICs at 0.3 of 4 hosts: 10 links of 12).
+ */
+#define AN_FABRIC_SLOW_ALPHA 1e-3
+#define AN_FABRIC_FAR_Z 2
+#define AN_FABRIC_FAR_P 0.025
+
 static bool fabric_slow(const struct rck_analysis *a, struct rck_report *r, const uint8_t *take,
 			double centre, double *scratch)
 {
-	size_t known = 0, slow = 0;
-	double lm, abs_ = an_th(a, TH_LINK_ABS_FLOOR);
+	size_t known = 0, slow = 0, far = 0;
+	double lm, abs_ = an_th(a, TH_LINK_ABS_FLOOR), frac = an_th(a, TH_FABRIC_SLOW_FRACTION);
+	double far_below = abs_ * (1 - AN_FABRIC_FAR_Z * an_th(a, TH_NOISE_MAX));
 	char u[2][32];
 	struct rck_finding *f;
 
@@ -298,12 +344,14 @@ static bool fabric_slow(const struct rck_analysis *a, struct rck_report *r, cons
 			continue;
 		scratch[known++] = l->line_rate;
 		slow += l->value < abs_ * l->line_rate;
+		far += l->value < far_below * l->line_rate;
 	}
 	if (!known)
 		return false;
 	lm = an_median(scratch, known);
-	if (slow < an_th(a, TH_FABRIC_SLOW_FRACTION) * (double)known &&
-	    centre >= an_th(a, TH_FABRIC_CENTRE_FLOOR) * lm)
+	if (((slow < frac * (double)known && centre >= an_th(a, TH_FABRIC_CENTRE_FLOOR) * lm) ||
+	     an_binom_tail(known, slow, frac) > AN_FABRIC_SLOW_ALPHA) &&
+	    (!(far > frac * (double)known) || an_binom_tail(known, far, AN_FABRIC_FAR_P) > AN_FABRIC_SLOW_ALPHA))
 		return false;
 	f = an_add(r, RCK_FINDING_FABRIC_SLOW, RCK_SEVERITY_DEGRADED, RCK_ENTITY_FABRIC, NULL, NULL,
 		   NULL, NULL,
@@ -327,11 +375,68 @@ static double llr(double cap, double k, double mid, double x)
 	return v < cap ? v : cap;
 }
 
+/*
+ * The test's hypotheses for a link of centre @c, floor @fl and spread @sig
+ * (Gb/s): "slow" (*@alt) at the floor, but never closer to the centre than
+ * link_min_gap sigmas, where a few measurements cannot tell the two apart
+ * (a centre just above the absolute floor); "healthy" AN_CENTRE_SE_Z of
+ * the centre's standard errors @se below it. The centre is a median, off
+ * by se the same way for every measurement of the link: little at 16
+ * hosts and up (se under a tenth of a spread), but on 4 hosts (12 links)
+ * a healthy link was called slow against a median that came out high (9
+ * fabrics in 1000 at CV 5-10%). *@mid and *@k: the LLR's midpoint, slope.
+ */
+static void hypotheses(const struct rck_analysis *a, double c, double fl, double se, double sig,
+		       double *alt, double *mid, double *k)
+{
+	double healthy = c - AN_CENTRE_SE_Z * se;
+
+	*alt = c - an_th(a, TH_LINK_MIN_GAP) * sig;
+	if (fl < *alt)
+		*alt = fl;
+	if (healthy < *alt + sig)
+		healthy = *alt + sig;
+	*mid = (healthy + *alt) / 2;
+	*k = (healthy - *alt) / (sig * sig);
+}
+
+/*
+ * The sample standard deviation of @n >= 2 retests; from three on, without
+ * those under AN_DIP_OF_MEDIAN of their median: a deep dip (one probe in
+ * 50 at half speed) is no spread of the link's, and one in a slow link's
+ * retests would leave it undecided. 0 with fewer than two left.
+ */
+#define AN_DIP_OF_MEDIAN 0.6
+
+static double retest_spread(const double *rt, unsigned int n)
+{
+	double v[RCK_LINK_RETESTS_MOST], lo = 0, mean = 0, ss = 0;
+	unsigned int k = 0;
+
+	if (n >= 3) {
+		memcpy(v, rt, n * sizeof(*v));
+		lo = AN_DIP_OF_MEDIAN * an_median(v, n);
+	}
+	for (unsigned int i = 0; i < n; i++)
+		if (rt[i] >= lo) {
+			mean += rt[i];
+			k++;
+		}
+	if (k < 2)
+		return 0;
+	mean /= k;
+	for (unsigned int i = 0; i < n; i++)
+		if (rt[i] >= lo)
+			ss += (rt[i] - mean) * (rt[i] - mean);
+	return sqrt(ss / (k - 1));
+}
+
 /* Decide one bandwidth link; see the comment at the top. */
 static void judge_bw(const struct rck_analysis *a, struct rck_report *r, const struct an_link *l,
 		     const struct bw_ctx *b, double sig)
 {
-	double c, fl, alt, gap, mid, screen, k, s, sum, cap, rt[RCK_LINK_RETESTS_MOST], rmed;
+	double c, fl, alt, gap, mid, screen, k, s, sum, cap, rt[RCK_LINK_RETESTS_MOST], rmed, se;
+	double sd, alt2, mid2, k2;
 	size_t deep;
 	char u[3][32];
 	unsigned int m = 1;
@@ -339,15 +444,9 @@ static void judge_bw(const struct rck_analysis *a, struct rck_report *r, const s
 	bool plain, agree;
 
 	class_centre(b, l->line_rate, &c, &gap);
-	fl = floor_of(a, c, l->line_rate);
-	/* The test's "slow" hypothesis: at the floor, but never closer to the
-	 * centre than link_min_gap sigmas, where a few measurements cannot
-	 * tell the two apart (a centre just above the absolute floor). */
-	alt = c - an_th(a, TH_LINK_MIN_GAP) * sig;
-	if (fl < alt)
-		alt = fl;
-	gap = c - alt;
-	mid = (c + alt) / 2;
+	fl = link_floor(a, b, c, l->line_rate);
+	se = class_centre_se(b, l->line_rate);
+	hypotheses(a, c, fl, se, sig, &alt, &mid, &k);
 	screen = alt + an_th(a, TH_LINK_SCREEN_Z) * sig;
 	/* A link whose own floor is at or above the centre (a faster NIC pair
 	 * in a slower fabric) has no healthy reference: below its floor it is
@@ -364,7 +463,6 @@ static void judge_bw(const struct rck_analysis *a, struct rck_report *r, const s
 	if (!(l->value < screen))
 		return;
 	r->links.suspects++;
-	k = gap / (sig * sig);
 	/* The share of deep dips among the other links bounds each one. */
 	deep = b->dip_deep - (l->value < alt && b->dip_deep);
 	cap = log((double)b->dip_n / (double)(deep + 1));
@@ -381,6 +479,19 @@ static void judge_bw(const struct rck_analysis *a, struct rck_report *r, const s
 		sum += x->gbps;
 		rt[m - 1] = x->gbps; /* input.c keeps n_retests <= RCK_LINK_RETESTS_MOST */
 		m++;
+	}
+	/*
+	 * Its retests, unselected draws, show its own spread: a link of a host
+	 * short of CPU whose spread came out low from a handful of links (3
+	 * a side on 4 hosts) had its retests scattered 3 spreads wide, each
+	 * counted as evidence of slowness. With two retests or more the test
+	 * uses the larger of its spread and theirs (retest_spread()).
+	 */
+	if (m >= 3 && (sd = retest_spread(rt, m - 1)) > sig) {
+		hypotheses(a, c, fl, se, sd, &alt2, &mid2, &k2);
+		s = llr(cap, k2, mid2, l->value);
+		for (unsigned int i = 0; i + 1 < m; i++)
+			s += llr(cap, k2, mid2, rt[i]);
 	}
 	if (m == 1) {
 		/* Never retested, or every retest failed: ask again, up to the limit. */
@@ -512,7 +623,7 @@ static size_t centre_sigma(const struct rck_analysis *a, const uint8_t *take, do
 static void check_noise(const struct rck_analysis *a, struct rck_report *r, const uint8_t *take,
 			const uint8_t *bad, double sigma, double *v)
 {
-	uint8_t *rest = malloc(a->n_links ? a->n_links : 1);
+	uint8_t *rest = calloc(a->n_links ? a->n_links : 1, 1);
 	size_t all = 0, left = 0;
 	double c, sig;
 
@@ -528,12 +639,27 @@ static void check_noise(const struct rck_analysis *a, struct rck_report *r, cons
 	if (2 * left >= all && centre_sigma(a, rest, -1, v, &c, &sig))
 		sigma = sig;
 	free(rest);
+	/* A spread of a handful of links says nothing of the fabric's noise
+	 * (two links of a recorded sweep, one slow, made it 59%). */
+	if (all < AN_NOISE_MIN_LINKS)
+		return;
 	if (sigma > an_th(a, TH_NOISE_MAX) && !r->noisy &&
 	    asprintf(&r->noisy, "fabric noise %.1f%% above noise_max %.1f%%: too high to decide "
 		     "against the floors", 100 * sigma, 100 * an_th(a, TH_NOISE_MAX)) < 0) {
 		r->noisy = NULL;
 		r->err = -ENOMEM;
 	}
+}
+
+/* The median line rate of the taken links that know theirs, 0 none. */
+static double median_rate(const struct rck_analysis *a, const uint8_t *take, double *v)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->n_links; i++)
+		if (take[i] && a->links[i].line_rate > 0)
+			v[n++] = a->links[i].line_rate;
+	return an_median(v, n);
 }
 
 /* Line-rate classes with links enough for a centre of their own. */
@@ -564,7 +690,7 @@ static void classes(const struct rck_analysis *a, const uint8_t *take, double *v
 		if (count[k] < AN_CLASS_MIN)
 			continue;
 		b->rate[j] = rate[k];
-		if (centre_sigma(a, take, rate[k], v, &b->c[j], &b->sig[j]))
+		if ((b->n_c[j] = centre_sigma(a, take, rate[k], v, &b->c[j], &b->sig[j])))
 			b->n_classes++;
 	}
 }
@@ -588,15 +714,16 @@ static void check_bw(const struct rck_analysis *a, struct rck_report *r, uint8_t
 	 * is left out of the centre, the spread its links are judged by and
 	 * the fabric's speed. */
 	rest = malloc(a->n_links ? a->n_links : 1);
-	if (!rest || an_bw_rest(a, take, rest) < 0)
+	if (!rest || an_bw_rest(a, r, take, rest) < 0)
 		goto oom;
-	if (!centre_sigma(a, rest, -1, v, &b.centre, &b.sigma) ||
+	if (!(b.n_centre = centre_sigma(a, rest, -1, v, &b.centre, &b.sigma)) ||
 	    fabric_slow(a, r, rest, b.centre, v)) {
 		r->links.centre_gbps = b.centre;
 		goto out;
 	}
 	r->links.centre_gbps = b.centre;
 	r->links.noise_cv = b.sigma;
+	b.centre_rate = median_rate(a, rest, v);
 	classes(a, rest, v, &b);
 	b.lnA = log(1 / an_th(a, TH_LINK_FALSE_ALARM));
 	b.lnB = log(an_th(a, TH_LINK_MISS));
@@ -618,7 +745,7 @@ static void check_bw(const struct rck_analysis *a, struct rck_report *r, uint8_t
 		if (!take[i])
 			continue;
 		class_centre(&b, a->links[i].line_rate, &c, &sig);
-		lim[i] = floor_of(a, c, a->links[i].line_rate);
+		lim[i] = link_floor(a, &b, c, a->links[i].line_rate);
 		cen[i] = c;
 		sg[i] = sig * c;
 	}
@@ -635,7 +762,7 @@ static void check_bw(const struct rck_analysis *a, struct rck_report *r, uint8_t
 	ref = (struct an_bw_ref){cen, sg, lim, b.lnA, b.lnB,
 				 log((double)(b.dip_n + 1) / (double)(b.dip_deep + 1))};
 	attribute(a, r, take, &ref, b.centre, bad);
-	check_noise(a, r, take, bad, b.sigma, v);
+	check_noise(a, r, rest, bad, b.sigma, v);
 	/* Links are held to link_sweep_false_alarm healthy links called slow
 	 * per sweep; one measurement to ln(1 / the share of deep dips). */
 	for (size_t i = 0; i < a->n_links; i++)

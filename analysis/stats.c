@@ -200,3 +200,27 @@ unsigned int an_attribute(const struct rck_analysis *a, const struct an_groups *
 	}
 	return hits;
 }
+
+double an_binom_tail(size_t n, size_t k, double p)
+{
+	double lp, lq, sum = 0;
+
+	if (k == 0)
+		return 1;
+	if (k > n || !(p > 0))
+		return 0;
+	if (!(p < 1))
+		return 1;
+	lp = log(p);
+	lq = log1p(-p);
+	/* Past the mode (k >= np) the terms only fall: stop once negligible. */
+	for (size_t i = k; i <= n; i++) {
+		double t = exp(lgamma((double)n + 1) - lgamma((double)i + 1) - lgamma((double)(n - i) + 1) +
+			       (double)i * lp + (double)(n - i) * lq);
+
+		sum += t;
+		if ((double)i >= (double)n * p && t < 1e-17 * sum)
+			break;
+	}
+	return sum < 1 ? sum : 1;
+}

@@ -132,7 +132,7 @@ static void judge(const struct sf_fabric *f, const struct rck_report *r, const s
 		else
 			bad++;
 	}
-	if (o->verbose && (bad || fd || (!ok && f->fault != SF_HEALTHY))) {
+	if (o->verbose && (bad || fd || (!ok && f->fault != SF_HEALTHY) || rck_report_verdict(r) == RCK_VERDICT_INCONCLUSIVE)) {
 		flockfile(stdout);
 		printf("-- %s, noise %s, trial seed 0x%016" PRIx64 ", victim n%04u rail %u peer n%04u noisy n%04u: "
 		       "%u right, %u wrong, %u false drains\n", sf_fault_name(f->fault), sf_noise_name(f->noise), f->seed,

@@ -827,8 +827,9 @@ static void test_retests(void **state)
 	const struct rck_link_meas slow_bw[6] = {{.gbps = 51}, {.gbps = 49}, {.gbps = 50.5},
 						 {.gbps = 50}, {.gbps = 49.5}, {.gbps = 50.2}};
 	/* Just below the test's midpoint: little evidence each. */
-	const struct rck_link_meas near_bw[8] = {{.gbps = 93}, {.gbps = 93}, {.gbps = 93}, {.gbps = 93},
-						 {.gbps = 93}, {.gbps = 93}, {.gbps = 93}, {.gbps = 93}};
+	const struct rck_link_meas near_bw[8] = {{.gbps = 92.75}, {.gbps = 92.75}, {.gbps = 92.75},
+						 {.gbps = 92.75}, {.gbps = 92.75}, {.gbps = 92.75},
+						 {.gbps = 92.75}, {.gbps = 92.75}};
 	const struct rck_link_meas fast_bw[2] = {{.gbps = 96}, {.gbps = 95.8}};
 	const struct rck_link_meas slow_lat = {.lat_p50_us = 28}, fast_lat = {.lat_p50_us = 3};
 	struct rck_report *r;
@@ -867,7 +868,7 @@ static void test_retests(void **state)
 	assert_int_equal(rck_report_retest_count(r), 1);
 	assert_int_equal(rck_report_severity_count(r, RCK_SEVERITY_DEGRADED), 1);
 	rck_report_free(r);
-	/* ... until its evidence reaches the bound; but at 93 Gb/s its
+	/* ... until its evidence reaches the bound; but at 92.75 Gb/s its
 	 * retests sit above the floor (90): never slow, inconclusive. */
 	r = retested(near_bw, 8, &slow_lat, 1);
 	if (rck_report_severity_count(r, RCK_SEVERITY_DEGRADED) != 1)

@@ -488,7 +488,7 @@ static void test_link_retests_agree(void **state)
 	r = replay(&f, 16, 8, 0x6a26bf686d5a1b18ULL, SF_NOISE_DIPS, SF_HEALTHY);
 	l = sf_link_index(&f, 12, 9, 7);
 	assert_true(fabs(f.first[l] - 196.8) < 0.05); /* still the recorded case */
-	assert_true(f.retests[l] > 3);                /* retested past the three */
+	assert_true(f.retests[l] >= 2);               /* retested, never confirmed */
 	assert_int_equal(acted_elsewhere(r, NULL), 0);
 	assert_int_equal(rck_report_verdict(r), RCK_VERDICT_HEALTHY);
 	assert_int_equal(rck_report_drain_count(r), 0);
