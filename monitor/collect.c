@@ -1,5 +1,6 @@
 /* Across hosts: the bad pairs the monitors report, grouped by the component
- * that explains them (a host or NIC in many of them), so one cause is one finding. */
+ * that explains them (a host or NIC in many of them), so one cause is one
+ * finding; PFC storms are collect_storm.c's. */
 #include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -44,6 +45,19 @@ static int add_pair(struct mc_set *s, const char *host, const char *peer, const 
 	return 0;
 }
 
+/* A pause_storm finding: its port, and whether it sends (degraded) or is
+ * paused (warning). One without a device is no port's: left out. */
+static int storm_event(struct mc_set *s, json_t *o, const char *host, bool active)
+{
+	const char *device = NULL, *sev = NULL;
+	json_int_t port = 0;
+
+	if (json_unpack(o, "{s?:s, s?:I, s?:s}", "device", &device, "port", &port, "severity", &sev) || !device ||
+	    !*device || strlen(device) >= MF_STR || port < 0 || port > 65535)
+		return 0;
+	return mc_add_storm(s, host, device, (unsigned int)port, !sev || strcmp(sev, "warning"), active);
+}
+
 int mc_add_events(struct mc_set *s, const char *text, size_t len, const char *name, char *err, size_t errlen)
 {
 	unsigned int ln = 0;
@@ -78,6 +92,8 @@ int mc_add_events(struct mc_set *s, const char *text, size_t len, const char *na
 			}
 			if (pair_code(code))
 				rc = add_pair(s, host, peer ? peer : "", code, !strcmp(state, "active"));
+			else if (!strcmp(code, "pause_storm"))
+				rc = storm_event(s, o, host, !strcmp(state, "active"));
 		}
 		json_decref(o);
 		if (rc) {
@@ -107,6 +123,7 @@ int mc_load_events(struct mc_set *s, const char *path, char *err, size_t errlen)
 void mc_set_free(struct mc_set *s)
 {
 	free(s->pairs);
+	free(s->storms);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -133,6 +150,8 @@ int mc_group(const struct mc_set *s, mc_localise_fn localise, void *arg, struct 
 	bool *used;
 	int rc = 0;
 
+	if ((rc = mc_group_storms(s, out)))
+		return rc;
 	if (localise)
 		return localise(arg, s, out);
 	used = calloc(s->n + 1, sizeof(*used));

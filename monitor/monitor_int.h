@@ -205,10 +205,27 @@ struct mc_pair {
 	bool active;
 };
 
+/* A port in a PFC storm as one host's monitor reported it: sending the
+ * pauses (pause_storm degraded) or paused by its peer (warning). */
+struct mc_storm {
+	char host[MF_STR], device[MF_STR];
+	unsigned int port;
+	bool sender, active;
+};
+
 struct mc_set {
 	struct mc_pair *pairs;
 	unsigned int n;
+	struct mc_storm *storms;
+	unsigned int n_storms;
 };
+
+/* collect_storm.c: a pause_storm finding event replayed into @s; then one
+ * finding per sending port naming the ports paused on the other hosts, and
+ * one for paused ports whose sender no monitor watches. */
+int mc_add_storm(struct mc_set *s, const char *host, const char *device, unsigned int port, bool sender,
+		 bool active);
+int mc_group_storms(const struct mc_set *s, struct mf_list *out);
 
 /* Add a monitor's event lines (its stdout or journal): findings replayed in
  * order, the pairs still active kept. 0, -EINVAL (@err names the line),

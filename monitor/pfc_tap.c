@@ -32,6 +32,8 @@ int mt_open(struct mt_tap *t, const char *netdev, double rate_gbps)
 	};
 	struct sock_fprog prog = { .len = sizeof(code) / sizeof(code[0]), .filter = code };
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL) };
+	struct packet_mreq mr = { .mr_type = PACKET_MR_MULTICAST, .mr_alen = 6,
+				  .mr_address = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 } };
 	int one = 1, buf = 1 << 20, err;
 
 	memset(t, 0, sizeof(*t));
@@ -43,6 +45,7 @@ int mt_open(struct mt_tap *t, const char *netdev, double rate_gbps)
 	sll.sll_ifindex = (int)if_nametoindex(netdev);
 	if (!sll.sll_ifindex)
 		return -ENODEV;
+	mr.mr_ifindex = sll.sll_ifindex;
 	/* protocol 0 until the filter is on: nothing queues unfiltered before it */
 	t->fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (t->fd < 0)
@@ -58,6 +61,11 @@ int mt_open(struct mt_tap *t, const char *netdev, double rate_gbps)
 		mt_close(t);
 		return err;
 	}
+	/* Received pauses go to 01:80:c2:00:00:01, a group the netdev does not
+	 * listen to: a filtering device (virtio_net under qemu, with its
+	 * receive filter) drops them unless the group is joined. Only the
+	 * received side needs it; a device that refuses keeps the sent side. */
+	(void)setsockopt(t->fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr, sizeof(mr));
 	return 0;
 }
 

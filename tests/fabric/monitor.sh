@@ -22,10 +22,11 @@
 # The monitor reads pause time from the NIC's counters (mlx5, bnxt, irdma;
 # lib/counters_vendor.c); rxe on virtio_net has none, so for such ports it
 # counts the PFC frames the host's own stack sends and receives
-# (monitor/pfc_tap.c). The sender is named; the paused side cannot be shown
-# here: the lab's bridge drops 802.3 MAC control frames (01:80:c2:00:00:01)
-# as link-local. The receivers' list (mr_storms) is covered on recorded
-# series (tests/unit/test-monitor.c, storm.series), the alert by promtool
+# (monitor/pfc_tap.c). The lab's bridges drop 802.3 MAC control frames
+# (01:80:c2:00:00:01, link-local), so rocelab mirrors n4's to the other
+# guests as a storm spreads through a switch: n4 is named the sender, each
+# other guest's monitor sees itself paused, and --collect makes one finding
+# of n4 naming the paused ports. The alert is checked by promtool
 # (contrib/prometheus/tests/monitor.test.yml).
 
 . "$(dirname "$0")/lib.sh"
@@ -297,7 +298,9 @@ say "loss removed: every finding cleared after $(secs "$t" "$(date +%s%N)") s"
 # resume; measured 36-68%, the guest not scheduled the rest, and the lab's
 # monitors storm at 10%: rocelab's monitor.conf). Named on n4 as the sender
 # within 20 s (2 of 3 polls of 1 s: 1.2 s after the impair on an idle 2-guest
-# lab, 9.8-11.9 s with a CI run beside this test); nothing else named;
+# lab, 9.8-11.9 s with a CI run beside this test); the other guests, which
+# receive the mirrored frames, each name their own port paused (a warning)
+# and --collect names n4 with them, within 25 s; nothing else named;
 # cleared once `impair n4 pfc=off` ends it.
 since_now
 t0=$(date +%s%N)
@@ -318,8 +321,29 @@ done
 reason=$(jq -r 'select(.event == "finding" and .code == "pause_storm" and .state == "active") | .reason' "$TMPD/n4.jsonl" | tail -1)
 grep -q "sends pauses on priority 3" <<<"$reason" || fail "n4's storm finding: '$reason'"
 grep -q "the NIC counts none" <<<"$reason" || fail "n4's storm finding does not say its pause time came from the frames: '$reason'"
-bad=$(findings | awk '$3 == "active" && !($1 == "n4" && $2 == "pause_storm")')
+# the paused side: every other guest names its own port, and --collect
+# makes one finding of n4 naming them
+paused_ok=
+while :; do
+	fetch_logs
+	now=$(date +%s%N)
+	cs=$(collect | jq -r 'select(.code == "pause_storm") | "\(.component) \(.reason)"')
+	if [ "$(findings | awk '$1 != "n4" && $2 == "pause_storm" && $3 == "active"' | awk '{print $1}' | sort -u | wc -l)" = 3 ] &&
+		grep -q '^n4 rxe0/1 sends the pauses; paused: ' <<<"$cs" &&
+		grep -q 'n1:rxe0/1' <<<"$cs" && grep -q 'n2:rxe0/1' <<<"$cs" && grep -q 'n3:rxe0/1' <<<"$cs"; then
+		paused_ok=$(secs "$t0" "$now")
+		break
+	fi
+	(((now - t0) / 1000000000 >= 25)) && break
+	sleep 0.5
+done
+[ -n "$paused_ok" ] || fail "the paused side of n4's storm not named in 25 s; collect: '$cs'"$'\n'"$(findings)"$'\n'"$(metrics n1 | grep pfc_pause | grep -v ' 0$')"
+wrong=$(for n in n1 n2 n3; do jq -r --arg n "$n" 'select(.event == "finding" and .code == "pause_storm" and .state == "active"
+	and (.severity != "warning" or (.reason | startswith("paused by its peer") | not))) | "\($n): \(.severity) \(.reason)"' "$TMPD/$n.jsonl"; done)
+[ -z "$wrong" ] || fail "a paused guest named as more than paused:"$'\n'"$wrong"
+bad=$(findings | awk '$3 == "active" && $2 != "pause_storm"')
 [ -z "$bad" ] || fail "during n4's PFC storm, other findings:"$'\n'"$bad"
+say "the paused side: n1-n3 each name their port paused, collect after $paused_ok s: $cs"
 # /metrics is the snapshot of the last window's end (5 s), the finding a
 # poll's (1 s): on an idle runner the storm is named before a window closes.
 for _ in $(seq 16); do
@@ -344,6 +368,6 @@ done
 out=$(collect)
 [ -z "$out" ] || fail "findings not cleared $(secs "$t" "$(date +%s%N)") s after n4's storm ended: $out"
 rx n4 -t 10 -- pgrep -f '^lldp-beacon' >/dev/null && fail "n4: lldp-beacon still runs after pfc=off"
-bad=$(findings | awk '$2 == "pause_storm" && $1 != "n4"')
-[ -z "$bad" ] || fail "pause storms named off n4:"$'\n'"$bad"
-ok "PFC storm from n4 named on n4 (sender, rxe0/1) in $named s (bound 20 s), nothing else; cleared $(secs "$t" "$(date +%s%N)") s after it ended"
+left=$(findings | awk '$2 == "pause_storm" { s[$1] = $3 } END { for (n in s) if (s[n] != "cleared") print n }')
+[ -z "$left" ] || fail "pause storms not cleared on: $left"
+ok "PFC storm from n4 named on n4 (sender, rxe0/1) in $named s (bound 20 s), the paused n1-n3 with it by collect in $paused_ok s (bound 25 s), nothing else; cleared $(secs "$t" "$(date +%s%N)") s after it ended"

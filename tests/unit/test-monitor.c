@@ -660,6 +660,47 @@ static void test_collect(void **state)
 	mc_set_free(&s);
 }
 
+/* A storm from n4: each paused host's monitor sees only its own port (a
+ * warning); across hosts it is one finding on the sender naming them. */
+static void test_collect_storm(void **state)
+{
+	static const char ev[] =
+		"{\"event\":\"finding\",\"state\":\"active\",\"code\":\"pause_storm\",\"severity\":\"degraded\","
+		"\"device\":\"rxe0\",\"port\":1,\"reason\":\"sends pauses\",\"host\":\"n4\"}\n"
+		"{\"event\":\"finding\",\"state\":\"active\",\"code\":\"pause_storm\",\"severity\":\"warning\","
+		"\"device\":\"rxe0\",\"port\":1,\"reason\":\"paused\",\"host\":\"n1\"}\n"
+		"{\"event\":\"finding\",\"state\":\"active\",\"code\":\"pause_storm\",\"severity\":\"warning\","
+		"\"device\":\"rxe0\",\"port\":1,\"reason\":\"paused\",\"host\":\"n2\"}\n"
+		"{\"event\":\"finding\",\"state\":\"active\",\"code\":\"pause_storm\",\"severity\":\"warning\","
+		"\"device\":\"rxe0\",\"port\":1,\"reason\":\"paused\",\"host\":\"n3\"}\n"
+		"{\"event\":\"finding\",\"state\":\"cleared\",\"code\":\"pause_storm\",\"severity\":\"warning\","
+		"\"device\":\"rxe0\",\"port\":1,\"reason\":\"paused\",\"host\":\"n3\"}\n";
+	static const char sender_gone[] =
+		"{\"event\":\"finding\",\"state\":\"cleared\",\"code\":\"pause_storm\",\"severity\":\"degraded\","
+		"\"device\":\"rxe0\",\"port\":1,\"reason\":\"sends pauses\",\"host\":\"n4\"}\n";
+	struct mc_set s = { 0 };
+	struct mf_list l = { 0 };
+	char err[256];
+
+	(void)state;
+	assert_int_equal(mc_add_events(&s, ev, sizeof(ev) - 1, "ev", err, sizeof(err)), 0);
+	assert_int_equal(mc_group(&s, NULL, NULL, &l), 0);
+	assert_int_equal(l.n, 1);
+	assert_string_equal(l.v[0].code, "pause_storm");
+	assert_string_equal(l.v[0].device, "n4");
+	assert_int_equal(l.v[0].sev, RCK_SEVERITY_DEGRADED);
+	assert_string_equal(l.v[0].reason, "rxe0/1 sends the pauses; paused: n1:rxe0/1, n2:rxe0/1");
+	mf_list_free(&l);
+	/* the sender gone from the watch: the paused ports, one warning */
+	assert_int_equal(mc_add_events(&s, sender_gone, sizeof(sender_gone) - 1, "ev", err, sizeof(err)), 0);
+	assert_int_equal(mc_group(&s, NULL, NULL, &l), 0);
+	assert_int_equal(l.n, 1);
+	assert_int_equal(l.v[0].sev, RCK_SEVERITY_WARNING);
+	assert_string_equal(l.v[0].reason, "2 ports paused by a sender no monitor watches: n1:rxe0/1, n2:rxe0/1");
+	mf_list_free(&l);
+	mc_set_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -678,6 +719,7 @@ int main(void)
 		cmocka_unit_test(test_series_errors),
 		cmocka_unit_test(test_probe_rules),
 		cmocka_unit_test(test_collect),
+		cmocka_unit_test(test_collect_storm),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
