@@ -75,6 +75,9 @@ RCK_EXPORT int rck_monitor_new(struct rck_ctx *ctx, const struct rck_monitor_con
 	 * FORCE needs CAP_NET_ADMIN, the plain option is capped by rmem_max */
 	if (setsockopt(m->fd, SOL_SOCKET, SO_RCVBUFFORCE, &(int){ MD_RCVBUF }, sizeof(int)))
 		(void)setsockopt(m->fd, SOL_SOCKET, SO_RCVBUF, &(int){ MD_RCVBUF }, sizeof(int));
+	/* the socket is read on the tick: each datagram's arrival is the
+	 * kernel's stamp, not the read's (without it the read's, as before) */
+	(void)setsockopt(m->fd, SOL_SOCKET, SO_TIMESTAMPNS, &(int){ 1 }, sizeof(int));
 	if ((rc = md_paths_open(m)))
 		goto fail;
 	*out = m;
@@ -240,7 +243,8 @@ static int close_window(struct rck_monitor *m)
 
 RCK_EXPORT int rck_monitor_run(struct rck_monitor *m)
 {
-	uint64_t start, next_poll, next_win, end, next_tick, ticks = 0;
+	uint64_t start, next_poll, next_win, end, next_tick, next_expire;
+	double hz = 0;
 	int rc = 0;
 
 	if (!m)
@@ -251,6 +255,15 @@ RCK_EXPORT int rck_monitor_run(struct rck_monitor *m)
 		md_event_path(m, &m->peers[i]);
 	next_poll = start;
 	next_tick = start;
+	next_expire = start + MD_EXPIRE_NS;
+	for (unsigned int i = 0; i < m->n_peers; i++)
+		if (m->peers[i].rate_hz > hz)
+			hz = m->peers[i].rate_hz;
+	m->tick_ns = hz > 0 ? (uint64_t)(NS / hz / 2) : MD_TICK_MAX_NS;
+	if (m->tick_ns < MD_TICK_NS)
+		m->tick_ns = MD_TICK_NS;
+	if (m->tick_ns > MD_TICK_MAX_NS)
+		m->tick_ns = MD_TICK_MAX_NS;
 	next_win = start + (uint64_t)m->cfg.window_s * NS;
 	end = m->cfg.duration > 0 ? start + (uint64_t)(m->cfg.duration * 1e9) : UINT64_MAX;
 	/* spread the first probes over one period so peers are not hit at once */
@@ -265,7 +278,7 @@ RCK_EXPORT int rck_monitor_run(struct rck_monitor *m)
 		if (now >= end)
 			break;
 		md_loop_seen(m, now);
-		/* sends are batched on a 10 ms tick: one pass over the peers per
+		/* sends are batched on the tick: one pass over the peers per
 		 * tick, not per probe */
 		if (now >= next_tick) {
 			for (unsigned int i = 0; i < m->n_peers; i++) {
@@ -280,20 +293,23 @@ RCK_EXPORT int rck_monitor_run(struct rck_monitor *m)
 					p->next_ns = now + (uint64_t)((double)NS / p->rate_hz);
 			}
 			md_flush(m);
-			next_tick = now + MD_TICK_NS;
+			next_tick = now + m->tick_ns;
 			md_paths_tick(m, now);
 			/* a completion whose event was missed waits one tick at most */
 			for (unsigned int e = 0; e < m->n_ud; e++)
 				mu_poll(m, e);
-			/* answers that arrived while this process was not scheduled are
-			 * read before the timeout is applied: a stalled prober is no loss */
-			if (++ticks % 10 == 0) {
-				md_recv(m);
+			/* pings and pongs of the tick, in one read: answers that
+			 * arrived while this process was not scheduled are read
+			 * before the timeout is applied (a stalled prober is no loss) */
+			md_recv(m);
+			if (now >= next_expire) {
+				next_expire = now + MD_EXPIRE_NS;
 				md_expire(m, now);
 				ms_taps_drain(&m->taps);
 			}
 		}
-		if (m->n_peers && next_tick < wake)
+		/* a responder without peers ticks too: its socket is read on it */
+		if (next_tick < wake)
 			wake = next_tick;
 		if (now >= next_poll) {
 			rc = poll_counters(m);
@@ -322,7 +338,9 @@ RCK_EXPORT int rck_monitor_run(struct rck_monitor *m)
 		ms = wake > now ? (int)((wake - now + 999999) / 1000000) : 0;
 		if (ms > 100)
 			ms = 100;
-		pfd[0] = (struct pollfd){ .fd = m->fd, .events = POLLIN };
+		/* the UDP socket waits for the tick unless a prober before dwell
+		 * is answered (then fd -1: poll() skips it) */
+		pfd[0] = (struct pollfd){ .fd = md_recv_eager(m, now) ? m->fd : -1, .events = POLLIN };
 		for (unsigned int e = 0; e < m->n_ud && e < MD_UD_POLL; e++)
 			pfd[nfd++] = (struct pollfd){ .fd = mu_fd(&m->ud[e]), .events = POLLIN };
 		if (poll(pfd, nfd, ms) > 0) {

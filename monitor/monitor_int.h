@@ -297,8 +297,17 @@ struct rck_monitor_config {
 #define MD_SLOTS 256
 /* Polls between inventory (GID table) reads when nothing flapped. */
 #define MD_INV_POLLS 10
-/* Sends are batched on this tick; expiry checked every tenth. */
+/* Sends are batched on a tick, and the UDP socket read on it (the kernel's
+ * receive stamps and the responder's dwell keep the time a datagram waited
+ * out of the RTT): half the shortest probe period, from MD_TICK_NS (a peer
+ * at 100/s) to MD_TICK_MAX_NS (the defaults, 10/s: 20 wakeups a second). */
 #define MD_TICK_NS 10000000ull
+#define MD_TICK_MAX_NS 50000000ull
+/* In flight probes are checked for their timeout this often. */
+#define MD_EXPIRE_NS 100000000ull
+/* A ping without MD_ID_DWELL (a prober before dwell) seen this recently: the
+ * socket is read as datagrams come, not on the tick, so its RTT holds no wait. */
+#define MD_LEGACY_NS 10000000000ull
 /* UDP probes queued per tick and answers per read, sent with one sendmmsg */
 #define MD_BATCH 64
 /* A full send buffer (EAGAIN, ENOBUFS) is waited out this long once per batch:
@@ -322,7 +331,8 @@ struct md_peer {
 	uint32_t seq, tail;         /* next to send; oldest that may be in flight (md_expire) */
 	struct {
 		uint32_t seq;
-		uint64_t t_ns;
+		uint64_t t_ns;            /* stamped in the probe: its identity, and the timeout's start */
+		uint64_t sent_ns;         /* when it left: a batch's sendmmsg spread over its datagrams */
 		bool busy;
 		bool has_tx, pend_rx;     /* NIC times: the send's completion seen, the pong's waiting for it */
 		uint64_t nic_tx, nic_rx;
@@ -341,14 +351,25 @@ struct md_peer {
 	uint64_t sent_total, lost_total;
 };
 
-/* The probe datagram: magic, type, peer's index at the sender, sequence, send time. */
+/* The probe datagram: magic, type, peer's index at the sender, sequence,
+ * send time (MD_MSG_LEN bytes). A UDP ping whose id carries MD_ID_DWELL
+ * asks for the responder's dwell: its pong is MD_PONG_DWELL_LEN bytes, the
+ * time from the ping's arrival (the kernel's receive stamp) to the pong's
+ * send, so that the responder may answer on its tick and the prober take
+ * it out of the RTT. A ping without it (a prober before dwell) gets the
+ * short pong, answered as it comes. */
 #define MD_MAGIC 0x524b4d31u /* "RKM1" */
 enum { MD_PING = 1, MD_PONG = 2 };
+#define MD_ID_DWELL 0x80000000u
+#define MD_MSG_LEN 24
+#define MD_PONG_DWELL_LEN 32
 struct md_msg {
 	uint32_t magic, type, id, seq;
 	uint64_t t_ns;
+	uint32_t dwell_ns, rsvd; /* a long pong only; 0 otherwise */
 } __attribute__((packed));
-/* A datagram received: 0 and *m filled when it is one of ours, -EINVAL otherwise. */
+/* A datagram received: 0 and *m filled when it is one of ours, -EINVAL
+ * otherwise (a long one that is not a pong included). */
 int md_msg_parse(const void *buf, size_t len, struct md_msg *m);
 
 /*
@@ -448,6 +469,11 @@ struct rck_monitor {
 	unsigned int tx_peer[MD_BATCH];
 	unsigned int n_tx;
 	uint64_t loop_ns, resume_ns;   /* the loop's last pass; when it last came back from a stall */
+	uint64_t legacy_ns;            /* when a ping without MD_ID_DWELL last came (0: never) */
+	uint64_t dwell_pongs, legacy_pongs; /* pongs sent with the dwell, and without */
+	uint64_t tick_ns;              /* the run loop's tick (MD_TICK_NS to MD_TICK_MAX_NS) */
+	uint64_t tx_dgram_ns;          /* a datagram's share of a sendmmsg (running mean): where a
+					* pong sits in its batch, for its dwell */
 	uint64_t stalls, stall_max_ns; /* stalls seen (md_loop_seen) and the longest */
 	uint64_t start_ns;
 	struct mr_port *ports;
@@ -479,7 +505,12 @@ void md_expire(struct rck_monitor *m, uint64_t now);
 /* The run loop's pass at @now: a gap over MD_STALL_NS since the last is a
  * stall of this process, remembered for md_expire. */
 void md_loop_seen(struct rck_monitor *m, uint64_t now);
+/* Drain the UDP socket: answer pings, match pongs at their kernel receive
+ * time. Never blocks. */
 void md_recv(struct rck_monitor *m);
+/* Whether the UDP socket is to be read as datagrams come (a prober before
+ * dwell answered lately) rather than on the tick. */
+bool md_recv_eager(const struct rck_monitor *m, uint64_t now);
 /* Send the UDP probes md_send() queued (one sendmmsg for up to MD_BATCH),
  * stamped with the time they go out. */
 void md_flush(struct rck_monitor *m);

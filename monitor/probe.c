@@ -12,14 +12,18 @@
 
 int md_msg_parse(const void *buf, size_t len, struct md_msg *m)
 {
-	if (len != sizeof(*m))
+	if (len != MD_MSG_LEN && len != MD_PONG_DWELL_LEN)
 		return -EINVAL;
-	memcpy(m, buf, sizeof(*m));
+	memset(m, 0, sizeof(*m));
+	memcpy(m, buf, len);
 	m->magic = ntohl(m->magic);
 	m->type = ntohl(m->type);
 	m->id = ntohl(m->id);
 	m->seq = ntohl(m->seq);
-	if (m->magic != MD_MAGIC || (m->type != MD_PING && m->type != MD_PONG))
+	m->dwell_ns = ntohl(m->dwell_ns);
+	m->rsvd = 0;
+	if (m->magic != MD_MAGIC || (m->type != MD_PING && m->type != MD_PONG) ||
+	    (len == MD_PONG_DWELL_LEN && m->type != MD_PONG))
 		return -EINVAL;
 	return 0;
 }
@@ -118,9 +122,21 @@ static void send_batch(int fd, struct mmsghdr *h, unsigned int n)
 	}
 }
 
+/* send_batch(), timed: a datagram's share of it kept as a running mean. */
+static void send_timed(struct rck_monitor *m, struct mmsghdr *h, unsigned int n)
+{
+	uint64_t t0 = md_now(), d;
+
+	send_batch(m->fd, h, n);
+	if (!n)
+		return;
+	d = (md_now() - t0) / n;
+	m->tx_dgram_ns = m->tx_dgram_ns ? (7 * m->tx_dgram_ns + d) / 8 : d;
+}
+
 void md_flush(struct rck_monitor *m)
 {
-	uint64_t t = md_now();
+	uint64_t t = md_now(), t1;
 
 	/* stamped as they go out: a preemption between queueing and sending is
 	 * this host's delay, not the path's RTT */
@@ -130,7 +146,18 @@ void md_flush(struct rck_monitor *m)
 		p->slot[ntohl(m->tx_msg[k].seq) % MD_SLOTS].t_ns = t;
 		m->tx_msg[k].t_ns = t;
 	}
-	send_batch(m->fd, m->tx_hdr, m->n_tx);
+	send_timed(m, m->tx_hdr, m->n_tx);
+	/* the k-th of a batch left about k/n of the call later: in a batch of
+	 * 64 the last leaves tens of microseconds after the first, as much as
+	 * a fabric's RTT, and always the same peers are last */
+	t1 = md_now();
+	for (unsigned int k = 0; k < m->n_tx; k++) {
+		struct md_peer *p = &m->peers[m->tx_peer[k]];
+		unsigned int s = ntohl(m->tx_msg[k].seq) % MD_SLOTS;
+
+		if (p->slot[s].t_ns == t)
+			p->slot[s].sent_ns = t + (t1 - t) * (k + 1) / m->n_tx;
+	}
 	m->n_tx = 0;
 }
 
@@ -141,7 +168,7 @@ static void queue(struct rck_monitor *m, unsigned int peer, const struct md_msg 
 
 	m->tx_peer[k] = peer;
 	m->tx_msg[k] = *msg;
-	m->tx_iov[k] = (struct iovec){ .iov_base = &m->tx_msg[k], .iov_len = sizeof(*msg) };
+	m->tx_iov[k] = (struct iovec){ .iov_base = &m->tx_msg[k], .iov_len = MD_MSG_LEN };
 	m->tx_hdr[k] = (struct mmsghdr){ .msg_hdr = { .msg_name = (void *)sa, .msg_namelen = salen,
 						      .msg_iov = &m->tx_iov[k], .msg_iovlen = 1 } };
 	if (m->n_tx == MD_BATCH)
@@ -158,9 +185,11 @@ void md_send(struct rck_monitor *m, unsigned int i, uint64_t now)
 		mw_lost(&p->win);
 		p->lost_total++;
 	}
-	put(&msg, MD_PING, i, p->seq, now);
+	memset(&msg, 0, sizeof(msg));
+	/* over UDP the responder may answer on its tick: ask for its dwell */
+	put(&msg, MD_PING, p->rdma ? i : i | MD_ID_DWELL, p->seq, now);
 	p->slot[s].seq = p->seq;
-	p->slot[s].t_ns = now;
+	p->slot[s].t_ns = p->slot[s].sent_ns = now;
 	p->slot[s].busy = true;
 	p->slot[s].has_tx = p->slot[s].pend_rx = false;
 	p->seq++;
@@ -177,12 +206,13 @@ void md_send(struct rck_monitor *m, unsigned int i, uint64_t now)
 void md_match(struct rck_monitor *m, const struct md_msg *msg, bool rdma, uint64_t now,
 	      const uint64_t *nic_rx)
 {
+	uint32_t id = rdma ? msg->id : msg->id & ~MD_ID_DWELL;
 	struct md_peer *p;
 	unsigned int s;
 
-	if (msg->id >= m->n_peers)
+	if (id >= m->n_peers)
 		return;
-	p = &m->peers[msg->id];
+	p = &m->peers[id];
 	s = msg->seq % MD_SLOTS;
 	/* only a probe still in flight over the path it went, with the time we
 	 * sent (a forged or late answer does not count) */
@@ -190,7 +220,10 @@ void md_match(struct rck_monitor *m, const struct md_msg *msg, bool rdma, uint64
 		return;
 	p->slot[s].busy = false;
 	if (!nic_rx) {
-		mw_rtt(&p->win, (double)(now - msg->t_ns) / 1e3);
+		/* the responder's wait (0 from one before dwell) is not the path's */
+		uint64_t rtt = now > p->slot[s].sent_ns ? now - p->slot[s].sent_ns : 0;
+
+		mw_rtt(&p->win, (double)(rtt > msg->dwell_ns ? rtt - msg->dwell_ns : 0) / 1e3);
 	} else if (p->slot[s].has_tx) {
 		mw_rtt(&p->win, mu_ticks_us(&m->ud[p->ep], p->slot[s].nic_tx, *nic_rx));
 	} else { /* the send's completion not polled yet: the RTT once it is */
@@ -256,34 +289,79 @@ void md_expire(struct rck_monitor *m, uint64_t now)
 	}
 }
 
+static uint64_t real_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The kernel's receive stamp of a datagram (SO_TIMESTAMPNS, CLOCK_REALTIME),
+ * 0 when it has none. */
+static uint64_t rx_stamp(struct msghdr *h)
+{
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR(h, c)) {
+		struct timespec ts;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS ||
+		    c->cmsg_len < CMSG_LEN(sizeof(ts)))
+			continue;
+		memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+		return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	}
+	return 0;
+}
+
+bool md_recv_eager(const struct rck_monitor *m, uint64_t now)
+{
+	return m->legacy_ns && now < m->legacy_ns + MD_LEGACY_NS;
+}
+
 /* Drain the socket: answer pings (one sendmmsg per batch read), match
- * pongs. Never blocks. */
+ * pongs. Read on the tick, a datagram waited up to a tick here: a pong
+ * is matched at its receive stamp, and a ping's wait goes back in its pong
+ * (the dwell) for the prober to take out. Never blocks. */
 void md_recv(struct rck_monitor *m)
 {
 	struct sockaddr_storage from[MD_BATCH];
 	unsigned char buf[MD_BATCH][64];
+	union {
+		struct cmsghdr align;
+		unsigned char b[CMSG_SPACE(sizeof(struct timespec))];
+	} ctl[MD_BATCH];
 	struct iovec iov[MD_BATCH], oiov[MD_BATCH];
 	struct mmsghdr h[MD_BATCH], out[MD_BATCH];
 	struct md_msg pong[MD_BATCH];
+	uint64_t rx_real[MD_BATCH];
 
 	for (int budget = 0; budget < 4096;) {
 		unsigned int n_out = 0;
+		uint64_t mono, real, sent;
 		int n;
 
 		for (unsigned int k = 0; k < MD_BATCH; k++) {
 			iov[k] = (struct iovec){ .iov_base = buf[k], .iov_len = sizeof(buf[k]) };
 			h[k] = (struct mmsghdr){ .msg_hdr = { .msg_name = &from[k], .msg_namelen = sizeof(from[k]),
-							      .msg_iov = &iov[k], .msg_iovlen = 1 } };
+							      .msg_iov = &iov[k], .msg_iovlen = 1,
+							      .msg_control = ctl[k].b, .msg_controllen = sizeof(ctl[k].b) } };
 		}
 		n = recvmmsg(m->fd, h, MD_BATCH, MSG_DONTWAIT, NULL);
 		if (n <= 0)
 			return;
 		budget += n;
+		mono = md_now();
+		real = real_ns();
 		for (int k = 0; k < n; k++) {
 			size_t len = h[k].msg_len;
 			socklen_t flen = h[k].msg_hdr.msg_namelen;
+			uint64_t stamp = rx_stamp(&h[k].msg_hdr), at = mono;
 			struct md_msg msg;
 
+			/* the stamp on the monotonic clock; none, or one after now
+			 * (the wall clock stepped back), is now */
+			if (stamp && stamp <= real && real - stamp < mono)
+				at = mono - (real - stamp);
 			if (len == MD_HELLO_LEN) {
 				struct md_hello hl;
 
@@ -295,21 +373,38 @@ void md_recv(struct rck_monitor *m)
 				continue;
 			if (msg.type == MD_PING) {
 				struct md_msg *o = &pong[n_out];
+				bool dwell = msg.id & MD_ID_DWELL;
 
+				if (!dwell)
+					m->legacy_ns = mono ? mono : 1;
 				*o = msg;
 				o->magic = htonl(MD_MAGIC);
 				o->type = htonl(MD_PONG);
 				o->id = htonl(msg.id);
 				o->seq = htonl(msg.seq);
-				oiov[n_out] = (struct iovec){ .iov_base = o, .iov_len = sizeof(*o) };
+				rx_real[n_out] = stamp && stamp <= real ? stamp : real;
+				oiov[n_out] = (struct iovec){ .iov_base = o,
+							      .iov_len = dwell ? MD_PONG_DWELL_LEN : MD_MSG_LEN };
 				out[n_out] = (struct mmsghdr){ .msg_hdr = { .msg_name = &from[k], .msg_namelen = flen,
 									    .msg_iov = &oiov[n_out], .msg_iovlen = 1 } };
 				n_out++;
 				continue;
 			}
-			md_match(m, &msg, false, md_now(), NULL);
+			md_match(m, &msg, false, at, NULL);
 		}
-		send_batch(m->fd, out, n_out);
+		/* the dwell: from each ping's arrival to when its pong leaves,
+		 * the k-th of the batch k datagrams' sending later */
+		sent = real_ns();
+		for (unsigned int k = 0; k < n_out; k++) {
+			uint64_t at = sent + m->tx_dgram_ns * (k + 1), d = at > rx_real[k] ? at - rx_real[k] : 0;
+
+			pong[k].dwell_ns = htonl(d > UINT32_MAX ? UINT32_MAX : (uint32_t)d);
+			if (oiov[k].iov_len == MD_PONG_DWELL_LEN)
+				m->dwell_pongs++;
+			else
+				m->legacy_pongs++;
+		}
+		send_timed(m, out, n_out);
 		if (n < MD_BATCH)
 			return;
 	}

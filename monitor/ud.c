@@ -197,7 +197,7 @@ static struct ibv_ah *ah_for(struct md_ud *u, const uint8_t gid[16], int sgid_in
 static int post(struct md_ud *u, struct ibv_ah *ah, uint32_t qpn, uint32_t qkey, const void *msg, uint64_t wr_id)
 {
 	uint8_t *slot = u->buf + (size_t)(u->tx_next % MU_TX) * MU_MSG;
-	struct ibv_sge sge = { .addr = (uintptr_t)slot, .length = sizeof(struct md_msg), .lkey = u->mr->lkey };
+	struct ibv_sge sge = { .addr = (uintptr_t)slot, .length = MD_MSG_LEN, .lkey = u->mr->lkey };
 	struct ibv_send_wr wr = {
 		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
 		.send_flags = IBV_SEND_SIGNALED,
@@ -207,7 +207,7 @@ static int post(struct md_ud *u, struct ibv_ah *ah, uint32_t qpn, uint32_t qkey,
 
 	if (u->tx_busy >= MU_TX - 1)
 		return -EAGAIN;
-	memcpy(slot, msg, sizeof(struct md_msg));
+	memcpy(slot, msg, MD_MSG_LEN);
 	if ((rc = ibv_post_send(u->qp, &wr, &bad)))
 		return -rc;
 	u->tx_next++;

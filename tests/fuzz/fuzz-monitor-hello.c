@@ -17,6 +17,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (hello && probe)
 		abort();
+	/* a probe is 24 bytes, or 32 for a pong with the dwell */
+	if (probe && (size != MD_MSG_LEN && size != MD_PONG_DWELL_LEN))
+		abort();
+	if (probe && size == MD_PONG_DWELL_LEN && msg.type != MD_PONG)
+		abort();
+	if (probe && size == MD_MSG_LEN && msg.dwell_ns)
+		abort();
 	if (!hello)
 		return 0;
 	if ((h.type != MD_HELLO && h.type != MD_HELLO_ACK) || h.qpn > 0xffffff)

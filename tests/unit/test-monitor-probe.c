@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -44,14 +46,14 @@ int __wrap_sendmmsg(int fd, struct mmsghdr *h, unsigned int n, int flags)
 		errno = EAGAIN;
 		return -1;
 	case TX_REFUSE_ID2: /* the route refuses the ping to peer 2 */
-		if (ntohl(first->type) == MD_PING && ntohl(first->id) == 2) {
+		if (ntohl(first->type) == MD_PING && (ntohl(first->id) & ~MD_ID_DWELL) == 2) {
 			errno = EHOSTUNREACH;
 			return -1;
 		}
 		for (unsigned int k = 1; k < n; k++) {
 			const struct md_msg *m = h[k].msg_hdr.msg_iov->iov_base;
 
-			if (ntohl(m->type) == MD_PING && ntohl(m->id) == 2)
+			if (ntohl(m->type) == MD_PING && (ntohl(m->id) & ~MD_ID_DWELL) == 2)
 				return __real_sendmmsg(fd, h, k, flags);
 		}
 		break;
@@ -290,6 +292,150 @@ static void test_batches_and_wrap(void **state)
 	pair_free(&pr);
 }
 
+static void sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000 };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* Read on the tick: a ping that waited 80 ms at the responder and a pong
+ * that waited 80 ms at the prober are no RTT. The pong carries the
+ * responder's dwell, the prober matches at the kernel's receive stamp. */
+static void test_dwell_out_of_rtt(void **state)
+{
+	struct pair pr;
+	uint64_t t0;
+	unsigned int n = 0;
+
+	(void)state;
+	pair_new(&pr, 4);
+	t0 = md_now();
+	tick(&pr, t0);
+	/* a batch left in order, each after the stamp it carries */
+	for (unsigned int i = 0; i < 4; i++) {
+		assert_true(pr.s->peers[i].slot[0].sent_ns >= pr.s->peers[i].slot[0].t_ns);
+		if (i)
+			assert_true(pr.s->peers[i].slot[0].sent_ns >= pr.s->peers[i - 1].slot[0].sent_ns);
+	}
+	sleep_ms(80);
+	md_recv(pr.r);
+	assert_int_equal(pr.r->dwell_pongs, 4);
+	assert_int_equal(pr.r->legacy_pongs, 0);
+	assert_false(md_recv_eager(pr.r, md_now()));
+	sleep_ms(80);
+	md_recv(pr.s);
+	assert_true(md_now() - t0 >= 160000000ull);
+	for (unsigned int i = 0; i < 4; i++) {
+		n += pr.s->peers[i].win.n_rtt;
+		/* loopback: microseconds; 40 ms of slack for a loaded runner */
+		if (pr.s->peers[i].win.n_rtt)
+			assert_true(pr.s->peers[i].win.rtt_us[0] < 40000.0f);
+	}
+	assert_int_equal(n, 4);
+	pair_free(&pr);
+}
+
+static int plain_socket(struct sockaddr_in *to, unsigned int port)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	*to = (struct sockaddr_in){ .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+				    .sin_port = htons((uint16_t)port) };
+	return fd;
+}
+
+/* A prober before the dwell (24-byte pings, no MD_ID_DWELL) gets 24-byte
+ * pongs, and the responder reads as datagrams come for MD_LEGACY_NS. */
+static void test_prober_before_dwell(void **state)
+{
+	struct pair pr;
+	struct sockaddr_in to;
+	struct md_msg ping = { .magic = htonl(MD_MAGIC), .type = htonl(MD_PING), .id = htonl(7), .seq = htonl(9),
+			       .t_ns = 12345 }, pong;
+	unsigned char buf[64];
+	struct pollfd pfd;
+	int fd;
+	ssize_t len;
+	uint64_t now;
+
+	(void)state;
+	pair_new(&pr, 1);
+	fd = plain_socket(&to, rck_monitor_port(pr.r));
+	assert_int_equal(sendto(fd, &ping, MD_MSG_LEN, 0, (struct sockaddr *)&to, sizeof(to)), MD_MSG_LEN);
+	pfd = (struct pollfd){ .fd = pr.r->fd, .events = POLLIN };
+	assert_int_equal(poll(&pfd, 1, 2000), 1);
+	md_recv(pr.r);
+	assert_int_equal(pr.r->legacy_pongs, 1);
+	now = md_now();
+	assert_true(md_recv_eager(pr.r, now));
+	assert_false(md_recv_eager(pr.r, now + MD_LEGACY_NS + 1));
+	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
+	assert_int_equal(poll(&pfd, 1, 2000), 1);
+	len = recv(fd, buf, sizeof(buf), 0);
+	assert_int_equal(len, MD_MSG_LEN);
+	assert_int_equal(md_msg_parse(buf, (size_t)len, &pong), 0);
+	assert_int_equal(pong.type, MD_PONG);
+	assert_int_equal(pong.id, 7);
+	assert_int_equal(pong.seq, 9);
+	assert_true(pong.t_ns == 12345);
+	assert_int_equal(pong.dwell_ns, 0);
+	close(fd);
+	pair_free(&pr);
+}
+
+/* A responder before the dwell echoes the ping as 24 bytes, the id's
+ * MD_ID_DWELL with it: the prober matches it with the whole wait in. */
+static void test_responder_before_dwell(void **state)
+{
+	struct pair pr;
+	struct sockaddr_in to;
+	struct md_msg m;
+	unsigned char buf[64];
+	struct pollfd pfd = { 0 };
+	ssize_t len;
+	int fd;
+
+	(void)state;
+	pair_new(&pr, 1);
+	fd = plain_socket(&to, rck_monitor_port(pr.s));
+	tick(&pr, md_now());
+	pfd = (struct pollfd){ .fd = pr.r->fd, .events = POLLIN };
+	assert_int_equal(poll(&pfd, 1, 2000), 1);
+	len = recv(pr.r->fd, buf, sizeof(buf), 0);
+	assert_int_equal(len, MD_MSG_LEN);
+	assert_int_equal(md_msg_parse(buf, (size_t)len, &m), 0);
+	assert_true(m.id & MD_ID_DWELL);
+	memcpy(&m, buf, MD_MSG_LEN);
+	m.type = htonl(MD_PONG);
+	sleep_ms(30);
+	assert_int_equal(sendto(fd, &m, MD_MSG_LEN, 0, (struct sockaddr *)&to, sizeof(to)), MD_MSG_LEN);
+	pump(&pr, 1);
+	assert_int_equal(answered(&pr), 1);
+	assert_true(pr.s->peers[0].win.rtt_us[0] >= 30000.0f);
+	close(fd);
+	pair_free(&pr);
+}
+
+/* Lengths: 24 (ping or pong) and 32 (a pong with the dwell) only. */
+static void test_msg_lengths(void **state)
+{
+	struct md_msg w = { .magic = htonl(MD_MAGIC), .type = htonl(MD_PONG), .id = htonl(MD_ID_DWELL | 3),
+			    .seq = htonl(4), .t_ns = 5, .dwell_ns = htonl(1000) }, m;
+
+	(void)state;
+	assert_int_equal(md_msg_parse(&w, MD_PONG_DWELL_LEN, &m), 0);
+	assert_int_equal(m.dwell_ns, 1000);
+	assert_int_equal(md_msg_parse(&w, MD_MSG_LEN, &m), 0);
+	assert_int_equal(m.dwell_ns, 0);
+	assert_int_equal(md_msg_parse(&w, 28, &m), -EINVAL);
+	w.type = htonl(MD_PING);
+	assert_int_equal(md_msg_parse(&w, MD_PONG_DWELL_LEN, &m), -EINVAL);
+	assert_int_equal(md_msg_parse(&w, MD_MSG_LEN, &m), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -298,7 +444,12 @@ int main(void)
 		cmocka_unit_test(test_short_and_full_sends),
 		cmocka_unit_test(test_refused_one),
 		cmocka_unit_test(test_batches_and_wrap),
+		cmocka_unit_test(test_dwell_out_of_rtt),
+		cmocka_unit_test(test_prober_before_dwell),
+		cmocka_unit_test(test_responder_before_dwell),
+		cmocka_unit_test(test_msg_lengths),
 	};
+
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
