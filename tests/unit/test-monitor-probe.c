@@ -436,6 +436,94 @@ static void test_msg_lengths(void **state)
 	assert_int_equal(md_msg_parse(&w, MD_MSG_LEN, &m), 0);
 }
 
+/* A UD probe in flight (md_send's part for an RDMA peer, without a QP). */
+static void arm_ud(struct rck_monitor *m, unsigned int i, uint32_t seq, uint64_t t)
+{
+	struct md_peer *p = &m->peers[i];
+	unsigned int s = seq % MD_SLOTS;
+
+	p->rdma = true;
+	p->ep = 0;
+	memset(&p->slot[s], 0, sizeof(p->slot[s]));
+	p->slot[s].seq = seq;
+	p->slot[s].t_ns = p->slot[s].sent_ns = t;
+	p->slot[s].busy = true;
+}
+
+static struct md_msg pong_of(unsigned int id, uint32_t seq, uint64_t t)
+{
+	return (struct md_msg){ .magic = MD_MAGIC, .type = MD_PONG, .id = id, .seq = seq, .t_ns = t };
+}
+
+/* NIC completion timestamps: the RTT is the device's clock from the ping's
+ * send completion to the pong's receive completion, in either order the
+ * CQ gives them, across the counter's wrap and at the device's rate; the
+ * host's clock (seconds late here) is not used. */
+static void test_nic_timestamps(void **state)
+{
+	struct pair pr;
+	struct md_msg msg;
+	struct md_peer *p;
+	uint64_t t = md_now(), rx;
+
+	(void)state;
+	pair_new(&pr, 1);
+	pr.s->ud = calloc(1, sizeof(*pr.s->ud));
+	assert_non_null(pr.s->ud);
+	pr.s->n_ud = 1;
+	pr.s->ud[0].nic_ts = true;
+	pr.s->ud[0].clock_khz = 1000000; /* 1 GHz: a tick a nanosecond */
+	pr.s->ud[0].ts_mask = (1ull << 48) - 1;
+	p = &pr.s->peers[0];
+
+	/* the send's completion first */
+	arm_ud(pr.s, 0, 1, t);
+	md_sent_at(pr.s, 0, 1, 1000);
+	msg = pong_of(0, 1, t);
+	rx = 8000;
+	md_match(pr.s, &msg, true, t + 5 * NS, &rx);
+	assert_int_equal(p->win.n_rtt, 1);
+	assert_float_equal(p->win.rtt_us[0], 7.0, 1e-3);
+
+	/* the pong's first: held until the send's completion */
+	arm_ud(pr.s, 0, 2, t + 1);
+	msg = pong_of(0, 2, t + 1);
+	rx = 20000;
+	md_match(pr.s, &msg, true, t + 5 * NS, &rx);
+	assert_int_equal(p->win.n_rtt, 1);
+	md_sent_at(pr.s, 0, 2, 15000);
+	assert_int_equal(p->win.n_rtt, 2);
+	assert_float_equal(p->win.rtt_us[1], 5.0, 1e-3);
+
+	/* the counter wrapped between them */
+	arm_ud(pr.s, 0, 3, t + 2);
+	md_sent_at(pr.s, 0, 3, pr.s->ud[0].ts_mask - 999);
+	msg = pong_of(0, 3, t + 2);
+	rx = 2000;
+	md_match(pr.s, &msg, true, t + 5 * NS, &rx);
+	assert_float_equal(p->win.rtt_us[2], 3.0, 1e-3);
+
+	/* a 250 MHz clock: 1000 ticks are 4 us */
+	pr.s->ud[0].clock_khz = 250000;
+	arm_ud(pr.s, 0, 4, t + 3);
+	md_sent_at(pr.s, 0, 4, 5000);
+	msg = pong_of(0, 4, t + 3);
+	rx = 6000;
+	md_match(pr.s, &msg, true, t + 5 * NS, &rx);
+	assert_float_equal(p->win.rtt_us[3], 4.0, 1e-3);
+
+	/* the same probe's pong over UDP, or a send time for another sequence,
+	 * is not taken */
+	arm_ud(pr.s, 0, 5, t + 4);
+	md_sent_at(pr.s, 0, 6, 100);
+	assert_false(p->slot[5].has_tx);
+	msg = pong_of(0, 5, t + 4);
+	md_match(pr.s, &msg, false, t + 10, NULL);
+	assert_int_equal(p->win.n_rtt, 4);
+	assert_true(p->slot[5].busy);
+	pair_free(&pr);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -448,6 +536,7 @@ int main(void)
 		cmocka_unit_test(test_prober_before_dwell),
 		cmocka_unit_test(test_responder_before_dwell),
 		cmocka_unit_test(test_msg_lengths),
+		cmocka_unit_test(test_nic_timestamps),
 	};
 
 
