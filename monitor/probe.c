@@ -279,8 +279,10 @@ void md_expire(struct rck_monitor *m, uint64_t now)
 
 			if (!p->slot[s].busy || p->slot[s].seq != p->tail)
 				continue;
-			/* stamped after @now (sent in this pass) or not due: nor are the later ones */
-			if (now <= from || now - from <= m->th.probe_timeout_ns)
+			/* stamped after @now (sent in this pass) or not due: nor are
+			 * the later ones. Over UDP a responder holds a ping up to its
+			 * tick (its dwell, taken out of the RTT): not the path's loss */
+			if (now <= from || now - from <= m->th.probe_timeout_ns + (p->rdma ? 0 : MD_TICK_MAX_NS))
 				break;
 			p->slot[s].busy = false;
 			mw_lost(&p->win);
