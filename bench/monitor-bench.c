@@ -143,14 +143,14 @@ static void *pinger_run(void *arg)
  * 8 NICs x 64 peers (a responder in another thread) and answers the same
  * rate of pings from the other hosts, arriving at random. CPU of this thread
  * only: the share of a core the host's monitor takes for its probes. */
-static int host_cost(bool dwell, double seconds, double *share, double *per_probe, double *lost_frac,
-		     unsigned long long *answered)
+static int host_cost(bool dwell, double seconds, unsigned int peers, double ping_hz, double *share,
+		     double *per_probe, double *lost_frac, unsigned long long *answered)
 {
 	struct rck_monitor_config *cr = NULL, *cs = NULL;
 	struct rck_monitor *resp = NULL, *host = NULL;
 	struct rck_pinglist *pl = NULL;
 	struct rck_ctx *ctx = NULL;
-	struct pinger pg = { .hz = NICS * PROBE_HZ_PER_NIC, .seconds = seconds - 0.5, .dwell = dwell };
+	struct pinger pg = { .hz = ping_hz, .seconds = seconds - 0.5, .dwell = dwell };
 	uint64_t sent = 0, lost = 0;
 	unsigned long long d0[3], d1[3];
 	pthread_t th, tp;
@@ -166,8 +166,8 @@ static int host_cost(bool dwell, double seconds, double *share, double *per_prob
 	rck_monitor_config_set_duration(cr, seconds + 1);
 	if (rck_monitor_new(ctx, cr, &resp))
 		return -EIO;
-	for (int i = 0; i < NICS * PEERS; i++) {
-		snprintf(name, sizeof(name), "p%d", i);
+	for (unsigned int i = 0; i < peers; i++) {
+		snprintf(name, sizeof(name), "p%u", i);
 		snprintf(addr, sizeof(addr), "127.0.0.1:%u", rck_monitor_port(resp));
 		rck_pinglist_add(pl, name, addr, i % PEERS < LEAF_PEERS ? RCK_PINGLIST_LEAF_HZ : RCK_PINGLIST_OTHER_HZ,
 				 NULL);
@@ -184,11 +184,13 @@ static int host_cost(bool dwell, double seconds, double *share, double *per_prob
 	pg.port = rck_monitor_port(host);
 	udp_drops(d0);
 	pthread_create(&th, NULL, run_thread, resp);
-	pthread_create(&tp, NULL, pinger_run, &pg);
+	if (ping_hz > 0)
+		pthread_create(&tp, NULL, pinger_run, &pg);
 	c0 = thread_cpu_s();
 	rck_monitor_run(host);
 	c1 = thread_cpu_s();
-	pthread_join(tp, NULL);
+	if (ping_hz > 0)
+		pthread_join(tp, NULL);
 	rck_monitor_stop(resp);
 	pthread_join(th, NULL);
 	udp_drops(d1);
@@ -200,6 +202,11 @@ static int host_cost(bool dwell, double seconds, double *share, double *per_prob
 	*per_probe = sent + pg.sent ? (c1 - c0) / (double)(sent + pg.sent) : NAN;
 	*lost_frac = sent ? (double)lost / (double)sent : 1;
 	*answered = pg.answered;
+	if (!peers && ping_hz <= 0) {
+		printf("host idle (no peers, no pings): CPU %.4f s in %.0f s, %llu ticks of %.0f ms\n", c1 - c0,
+		       seconds, (unsigned long long)(seconds * 1e9 / host->tick_ns), host->tick_ns / 1e6);
+		*per_probe = (c1 - c0) / (seconds * 1e9 / host->tick_ns);
+	} else
 	printf("host, pings %s: sent %llu probes (%llu lost), answered %llu of %llu pings (%llu with the dwell, "
 	       "%llu without), CPU %.3f s in %.0f s; stalls %llu; host UDP drops: receive buffer %llu, send buffer %llu, input errors %llu\n",
 	       dwell ? "asking for the dwell" : "of probers before dwell", (unsigned long long)sent,
@@ -394,8 +401,8 @@ static int day(long *rss_hour, long *rss_day)
 int main(int argc, char **argv)
 {
 	double per_probe = NAN, per_port = NAN, per_dgram = NAN, lost = 1, share, bw, floor_share, probes_share = NAN;
-	double old_share = NAN, old_per_probe = NAN, old_lost = 1;
-	unsigned long long answered = 0, old_answered = 0;
+	double old_share = NAN, old_per_probe = NAN, old_lost = 1, idle_share = NAN, per_tick = NAN, idle_lost;
+	unsigned long long answered = 0, old_answered = 0, idle_answered;
 	long rss_hour = 0, rss_day = 0;
 	int fails = 0;
 
@@ -403,8 +410,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: monitor-bench SYSFS_TREE\n");
 		return 2;
 	}
-	if (host_cost(true, 6, &probes_share, &per_probe, &lost, &answered) ||
-	    host_cost(false, 6, &old_share, &old_per_probe, &old_lost, &old_answered) ||
+	if (host_cost(true, 6, NICS * PEERS, NICS * PROBE_HZ_PER_NIC, &probes_share, &per_probe, &lost, &answered) ||
+	    host_cost(false, 6, NICS * PEERS, NICS * PROBE_HZ_PER_NIC, &old_share, &old_per_probe, &old_lost,
+		      &old_answered) ||
+	    host_cost(true, 3, 0, 0, &idle_share, &per_tick, &idle_lost, &idle_answered) ||
 	    datagram_floor(&per_dgram) || poll_cost(argv[1], &per_port) || day(&rss_hour, &rss_day)) {
 		fprintf(stderr, "monitor-bench: a part could not run\n");
 		return 1;
@@ -419,6 +428,8 @@ int main(int argc, char **argv)
 	       per_probe * 1e6, old_per_probe * 1e6, old_per_probe / per_probe);
 	printf("kernel floor: %.2f us per loopback datagram sent and read (a pair's), the monitor's %.2f x that\n",
 	       per_dgram * 1e6, per_probe / per_dgram);
+	printf("cpu per idle tick (the wakeup, nothing to send or read): %.1f us, %.5f of a core\n", per_tick * 1e6,
+	       idle_share);
 	printf("cpu per port poll (read + rules): %.2f us\n", per_port * 1e6);
 	printf("share of one core, probes %.5f + polls %.5f: %.5f (target <= 0.005)%s\n", probes_share,
 	       NICS * per_port, share, share <= 0.005 ? "" : " MISSED");
