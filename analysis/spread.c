@@ -13,10 +13,10 @@
 /* Append NIC @n's deviations (value over centre, from the median of its
  * side's first measurements) to @dev; @v is scratch. With @own (its own
  * spread for its confirmation, an_nic_own_spread()) its retests count
- * too, and an odd side's median, one of its values, gives no zero.
- * Returns how many. */
+ * too, and an odd side's median, one of its values, gives no zero; with
+ * @zeros the same zeros are left out and counted there. Returns how many. */
 static uint32_t nic_devs(const struct rck_analysis *a, const struct an_groups *g, const double *cen,
-			 unsigned int n, bool own, double *v, double *dev)
+			 unsigned int n, bool own, double *v, double *dev, unsigned int *zeros)
 {
 	uint32_t k = 0;
 
@@ -24,7 +24,10 @@ static uint32_t nic_devs(const struct rck_analysis *a, const struct an_groups *g
 		const uint32_t *start = side ? g->col_start : g->row_start;
 		const uint32_t *idx = side ? g->col_idx : g->row_idx;
 		uint32_t m = start[n + 1] - start[n];
-		bool zero = own && m % 2;
+		bool zero = (own || zeros) && m % 2;
+
+		if (zero && zeros)
+			(*zeros)++;
 		double med;
 
 		if (!m)
@@ -74,14 +77,22 @@ static int nic_spread(const struct rck_analysis *a, const struct an_groups *g, c
 		free(off);
 		return -ENOMEM;
 	}
-	/* Each NIC's deviations once, kept for its host's pool. */
+	/* Each NIC's deviations once, kept for its host's pool without the
+	 * zeros of odd sides (a side's median is one of its values): among
+	 * the 3 links a side of 4 hosts they put a noisy host's pooled spread
+	 * near 0.6 of the truth, under twice the fabric's, and its links were
+	 * judged by the fabric's. A NIC's own keeps them: there one slow
+	 * peer's link of three a side would be half the rest. */
 	off[0] = 0;
 	for (unsigned int n = 0; n < a->n_nics; n++) {
-		uint32_t k = nic_devs(a, g, cen, n, false, v, all + off[n]);
+		unsigned int z = 0;
+		uint32_t k = nic_devs(a, g, cen, n, false, v, all + off[n], &z);
 
 		off[n + 1] = off[n] + k;
 		memcpy(dev, all + off[n], k * sizeof(*dev));
-		out[n] = k >= AN_SPREAD_MIN_LINKS ? 1.4826 * an_median(dev, k) : NAN;
+		for (unsigned int i = 0; i < z; i++)
+			dev[k + i] = 0;
+		out[n] = k + z >= AN_SPREAD_MIN_LINKS ? 1.4826 * an_median(dev, k + z) : NAN;
 	}
 	for (unsigned int h = 0; h < a->n_hosts; h++) {
 		size_t k = 0, nics = 0;
@@ -149,11 +160,11 @@ int an_nic_own_spread(const struct rck_analysis *a, const struct an_groups *g, c
 		free(dev);
 		return -ENOMEM;
 	}
-	k = nic_devs(a, g, cen, n, true, v, dev);
+	k = nic_devs(a, g, cen, n, true, v, dev, NULL);
 	*out = links >= AN_SPREAD_MIN_LINKS && k ? 1.4826 * an_median(dev, k) : NAN;
 	AN_FOR_HOST_NIC(a, h, m)
 		if (m != n) {
-			k += nic_devs(a, g, cen, m, true, v, dev + k);
+			k += nic_devs(a, g, cen, m, true, v, dev + k, NULL);
 			nics++;
 		}
 	if (nics >= 2 && k >= AN_SPREAD_MIN_LINKS)
