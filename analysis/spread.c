@@ -25,11 +25,10 @@ static uint32_t nic_devs(const struct rck_analysis *a, const struct an_groups *g
 		const uint32_t *idx = side ? g->col_idx : g->row_idx;
 		uint32_t m = start[n + 1] - start[n];
 		bool zero = (own || zeros) && m % 2;
+		double med;
 
 		if (zero && zeros)
 			(*zeros)++;
-		double med;
-
 		if (!m)
 			continue;
 		for (uint32_t i = 0; i < m; i++)

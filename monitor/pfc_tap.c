@@ -99,6 +99,20 @@ int mt_frame(struct mt_tap *t, const uint8_t *f, size_t len, bool tx, uint64_t t
 	return 0;
 }
 
+uint64_t mt_rx_stamp(struct msghdr *h)
+{
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR(h, c)) {
+		struct timespec ts;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS ||
+		    c->cmsg_len < CMSG_LEN(sizeof(ts)))
+			continue;
+		memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+		return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	}
+	return 0;
+}
+
 void mt_drain(struct mt_tap *t)
 {
 	for (int budget = 0; t->fd >= 0 && budget < 65536; budget++) {
@@ -111,20 +125,20 @@ void mt_drain(struct mt_tap *t)
 		struct iovec iov = { .iov_base = f, .iov_len = sizeof(f) };
 		struct msghdr mh = { .msg_name = &from, .msg_namelen = sizeof(from), .msg_iov = &iov,
 				     .msg_iovlen = 1, .msg_control = c.b, .msg_controllen = sizeof(c.b) };
-		struct timespec ts = { 0 };
 		ssize_t n = recvmsg(t->fd, &mh, MSG_DONTWAIT);
+		uint64_t at;
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			break;
-		for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
-			if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_TIMESTAMPNS)
-				memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
-		if (!ts.tv_sec)
+		if (!(at = mt_rx_stamp(&mh))) {
+			struct timespec ts;
+
 			clock_gettime(CLOCK_REALTIME, &ts);
-		(void)mt_frame(t, f, (size_t)n, from.sll_pkttype == PACKET_OUTGOING,
-			       (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
+			at = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		}
+		(void)mt_frame(t, f, (size_t)n, from.sll_pkttype == PACKET_OUTGOING, at);
 	}
 	if (t->fd >= 0) {
 		struct tpacket_stats st;

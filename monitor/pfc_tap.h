@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <net/if.h>
 
+struct msghdr;
+
 /* A NIC that makes its own PFC frames (mlx5, bnxt, irdma) never hands them
  * to the stack: there the counters say it, and no tap is opened. */
 struct mt_tap {
@@ -32,5 +34,9 @@ int mt_frame(struct mt_tap *t, const uint8_t *f, size_t len, bool tx, uint64_t t
 /* Frames and microseconds paused per priority and direction up to @now_ns
  * (CLOCK_REALTIME), as the NIC counters would read. */
 void mt_read(const struct mt_tap *t, uint64_t now_ns, uint64_t frames[2][8], uint64_t pause_us[2][8]);
+
+/* The kernel's receive stamp of a datagram read with @h (SO_TIMESTAMPNS:
+ * CLOCK_REALTIME, ns), 0 when it carries none. */
+uint64_t mt_rx_stamp(struct msghdr *h);
 
 #endif

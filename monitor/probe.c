@@ -151,13 +151,9 @@ void md_flush(struct rck_monitor *m)
 	 * 64 the last leaves tens of microseconds after the first, as much as
 	 * a fabric's RTT, and always the same peers are last */
 	t1 = md_now();
-	for (unsigned int k = 0; k < m->n_tx; k++) {
-		struct md_peer *p = &m->peers[m->tx_peer[k]];
-		unsigned int s = ntohl(m->tx_msg[k].seq) % MD_SLOTS;
-
-		if (p->slot[s].t_ns == t)
-			p->slot[s].sent_ns = t + (t1 - t) * (k + 1) / m->n_tx;
-	}
+	for (unsigned int k = 0; k < m->n_tx; k++)
+		m->peers[m->tx_peer[k]].slot[ntohl(m->tx_msg[k].seq) % MD_SLOTS].sent_ns =
+			t + (t1 - t) * (k + 1) / m->n_tx;
 	m->n_tx = 0;
 }
 
@@ -299,22 +295,6 @@ static uint64_t real_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* The kernel's receive stamp of a datagram (SO_TIMESTAMPNS, CLOCK_REALTIME),
- * 0 when it has none. */
-static uint64_t rx_stamp(struct msghdr *h)
-{
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR(h, c)) {
-		struct timespec ts;
-
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS ||
-		    c->cmsg_len < CMSG_LEN(sizeof(ts)))
-			continue;
-		memcpy(&ts, CMSG_DATA(c), sizeof(ts));
-		return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	}
-	return 0;
-}
-
 bool md_recv_eager(const struct rck_monitor *m, uint64_t now)
 {
 	return m->legacy_ns && now < m->legacy_ns + MD_LEGACY_NS;
@@ -357,7 +337,7 @@ void md_recv(struct rck_monitor *m)
 		for (int k = 0; k < n; k++) {
 			size_t len = h[k].msg_len;
 			socklen_t flen = h[k].msg_hdr.msg_namelen;
-			uint64_t stamp = rx_stamp(&h[k].msg_hdr), at = mono;
+			uint64_t stamp = mt_rx_stamp(&h[k].msg_hdr), at = mono;
 			struct md_msg msg;
 
 			/* the stamp on the monotonic clock; none, or one after now
